@@ -1,0 +1,31 @@
+; Attributes that mark a function as a GPU kernel. Each match captures the whole
+; attribute item as @attr and the marker name as @marker; the kernel is the function
+; item the attribute applies to. Classification by marker name is in
+; server/offload_ls/analysis/kernels.py (ECOSYSTEM_OF_MARKER).
+
+; #[offload_kernel]  #[rustc_offload_kernel]  #[kernel]  #[cuda_std::kernel]
+(attribute_item
+  (attribute
+    [(identifier) @marker
+     (scoped_identifier name: (identifier) @marker)]
+    (#any-of? @marker "offload_kernel" "rustc_offload_kernel" "kernel"))) @attr
+
+; #[cfg_attr(<cfg>, rustc_offload_kernel)] and friends
+(attribute_item
+  (attribute
+    (identifier) @cfg_attr (#eq? @cfg_attr "cfg_attr")
+    arguments: (token_tree
+      (identifier) @marker
+      (#any-of? @marker "offload_kernel" "rustc_offload_kernel" "kernel")))) @attr
+
+; rust-gpu: #[spirv(compute(threads(64)))]
+(attribute_item
+  (attribute
+    (identifier) @marker (#eq? @marker "spirv")
+    arguments: (token_tree (identifier) @stage (#eq? @stage "compute")))) @attr
+
+; CubeCL: #[cube(launch)] / #[cube(launch_unchecked)]
+(attribute_item
+  (attribute
+    (identifier) @marker (#eq? @marker "cube")
+    arguments: (token_tree (identifier) @mode (#any-of? @mode "launch" "launch_unchecked")))) @attr

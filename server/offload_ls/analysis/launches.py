@@ -1,0 +1,240 @@
+"""Find kernel launch sites and their arguments.
+
+Macro bodies are token trees, not expressions (DESIGN.md, "Known hard parts"), so the
+argument lists of ``offload! { .. }`` and ``launch!(..)`` are re-parsed: the tokens'
+source text is wrapped into a synthetic call ``__offload_ls(<text>);`` inside a function,
+parsed with tree-sitter, and every byte offset is mapped back into the file.
+
+Forms (grammars/rust/launches.scm):
+
+- ``offload! { kernel = k, workgroup_dim = [..], thread_dim = [..], args = (..) }``
+  (``grid_dim`` / ``block_dim`` accepted as synonyms);
+- ``core::intrinsics::offload(k, args)`` (2 arguments, the first form of #131513),
+  ``offload(k, workgroup_dim, thread_dim, args)`` (4), and the 5- and 6-argument forms,
+  whose extra arguments sit between the dimensions and the argument tuple;
+- Rust-CUDA ``launch!(module.k<<<grid, block, shared_mem, stream>>>(args..))``.
+"""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from offload_ls.analysis.model import Launch, LaunchArg, Span
+from offload_ls.syntax.parse import node_text, parse
+from offload_ls.syntax.queries import captures, matches
+
+_PREFIX = b"fn __offload_ls() { __offload_ls("
+_SUFFIX = b"); }"
+
+_WORKGROUP_KEYS = ("workgroup_dim", "grid_dim")
+_THREAD_KEYS = ("thread_dim", "block_dim")
+
+
+def find_launches(root: Node, source: bytes) -> list[Launch]:
+    """All launch sites under ``root`` in document order.
+
+    Args:
+        root: a node of the tree parsed from ``source``.
+        source: the whole file's bytes (needed to re-parse macro token text; a root node's
+            own ``text`` starts at its first token, not at byte 0).
+
+    Never raises on broken code: a launch whose pieces cannot be found is reported with
+    what could be read."""
+    launches: list[Launch] = []
+    for _, caps in matches("launches", root):
+        if "launch" in caps:
+            node, macro = caps["launch"][0], node_text(caps["macro"][0])
+            tokens = caps["tokens"][0]
+            launch = (_offload_macro if macro == "offload" else _cuda_launch)(node, tokens, source)
+        else:
+            call = (caps.get("call") or caps.get("bare_call"))[0]
+            launch = _offload_call(call, caps["args"][0], bare="bare_call" in caps)
+        if launch is not None:
+            launches.append(launch)
+    launches.sort(key=lambda launch: launch.span.start)
+    return launches
+
+
+# ----------------------------------------------------------------- re-parsing token text
+
+
+class _Reparsed:
+    """Arguments of ``__offload_ls(<text>)`` with offsets mapped back to the file."""
+
+    def __init__(self, text_start: int, text: bytes) -> None:
+        self.base = text_start - len(_PREFIX)
+        tree = parse(_PREFIX + text + _SUFFIX)
+        self.args: list[Node] = []
+        call = _first_of_type(tree.root_node, "call_expression")
+        if call is not None:
+            arguments = call.child_by_field_name("arguments")
+            if arguments is not None:
+                self.args = [c for c in arguments.named_children if not c.type.endswith("comment")]
+
+    def span(self, node: Node) -> Span:
+        return Span(node.start_byte + self.base, node.end_byte + self.base)
+
+
+def _first_of_type(node: Node, type_: str) -> Node | None:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == type_:
+            return n
+        stack.extend(reversed(n.children))
+    return None
+
+
+def _inner_range(token_tree: Node) -> tuple[int, int]:
+    """Byte range inside a token tree's delimiters."""
+    start, end = token_tree.start_byte, token_tree.end_byte
+    if token_tree.child_count >= 2:
+        start = token_tree.children[0].end_byte
+        end = token_tree.children[-1].start_byte
+    return start, end
+
+
+def _tuple_args(node: Node, rp: _Reparsed | None) -> tuple[LaunchArg, ...]:
+    """Elements of a tuple / parenthesized expression as launch arguments."""
+    span = rp.span if rp is not None else (lambda n: Span(n.start_byte, n.end_byte))
+    if node.type == "tuple_expression":
+        elems = [c for c in node.named_children if not c.type.endswith("comment")]
+    elif node.type == "parenthesized_expression":
+        elems = [c for c in node.named_children if not c.type.endswith("comment")]
+    elif node.type == "unit_expression":
+        elems = []
+    else:
+        elems = [node]
+    return tuple(LaunchArg(node_text(e), span(e)) for e in elems)
+
+
+def _dims(node: Node) -> tuple[int | None, ...] | None:
+    """Literal launch dimensions of ``[a, b, c]`` / ``(a, b, c)`` / a single integer."""
+    if node.type in ("array_expression", "tuple_expression"):
+        return tuple(_int_literal(c) for c in node.named_children if not c.type.endswith("comment"))
+    return (_int_literal(node),)
+
+
+def _int_literal(node: Node) -> int | None:
+    if node.type != "integer_literal":
+        return None
+    text = node_text(node).replace("_", "")
+    for suffix in ("usize", "isize", "u128", "i128", "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8"):
+        if text.endswith(suffix):
+            text = text[: -len(suffix)]
+            break
+    try:
+        return int(text, 0)
+    except ValueError:
+        return None
+
+
+def _last_segment(node: Node) -> Node:
+    """The name in a path (``module.k`` -> ``k``, ``a::b::k`` -> ``k``)."""
+    if node.type == "scoped_identifier":
+        name = node.child_by_field_name("name")
+        return name if name is not None else node
+    if node.type == "field_expression":
+        field = node.child_by_field_name("field")
+        return field if field is not None else node
+    if node.type == "generic_function":
+        inner = node.child_by_field_name("function")
+        return _last_segment(inner) if inner is not None else node
+    return node
+
+
+# ----------------------------------------------------------------- the three forms
+
+
+def _offload_macro(node: Node, tokens: Node, source: bytes) -> Launch:
+    start, end = _inner_range(tokens)
+    rp = _Reparsed(start, source[start:end])
+    kernel = kernel_span = None
+    args: tuple[LaunchArg, ...] = ()
+    wg = th = None
+    wg_span = th_span = None
+    for a in rp.args:
+        if a.type != "assignment_expression":
+            continue
+        left, right = a.child_by_field_name("left"), a.child_by_field_name("right")
+        if left is None or right is None:
+            continue
+        key = node_text(left)
+        if key == "kernel":
+            name = _last_segment(right)
+            kernel, kernel_span = node_text(name), rp.span(name)
+        elif key in _WORKGROUP_KEYS:
+            wg, wg_span = _dims(right), rp.span(right)
+        elif key in _THREAD_KEYS:
+            th, th_span = _dims(right), rp.span(right)
+        elif key == "args":
+            args = _tuple_args(right, rp)
+    return Launch(
+        form="offload!", kernel=kernel, kernel_span=kernel_span,
+        span=Span(node.start_byte, node.end_byte), args=args,
+        workgroup_dim=wg, thread_dim=th, workgroup_dim_span=wg_span, thread_dim_span=th_span,
+    )
+
+
+def _offload_call(call: Node, arguments: Node, bare: bool) -> Launch | None:
+    args = [c for c in arguments.named_children if not c.type.endswith("comment")]
+    if len(args) < 2:
+        return None
+    if bare and args[-1].type not in ("tuple_expression", "parenthesized_expression", "unit_expression"):
+        return None  # some other function that happens to be called `offload`
+    fn = call.child_by_field_name("function")
+    if fn is not None and fn.type == "scoped_identifier":
+        path = fn.child_by_field_name("path")
+        if path is None or "intrinsics" not in node_text(path):
+            return None
+    kernel_node = _last_segment(args[0])
+    wg = th = None
+    wg_span = th_span = None
+    if len(args) >= 4:
+        wg, wg_span = _dims(args[1]), Span(args[1].start_byte, args[1].end_byte)
+        th, th_span = _dims(args[2]), Span(args[2].start_byte, args[2].end_byte)
+    return Launch(
+        form="offload()", kernel=node_text(kernel_node),
+        kernel_span=Span(kernel_node.start_byte, kernel_node.end_byte),
+        span=Span(call.start_byte, call.end_byte), args=_tuple_args(args[-1], None),
+        workgroup_dim=wg, thread_dim=th, workgroup_dim_span=wg_span, thread_dim_span=th_span,
+        arity=len(args),
+    )
+
+
+def _cuda_launch(node: Node, tokens: Node, source: bytes) -> Launch | None:
+    """``launch!(path.kernel<<<g, b, smem, stream>>>(args))``: the token tree holds
+    ``path.kernel``, the operators ``<<`` ``<``, the configuration tokens, ``>>`` ``>``,
+    and a final parenthesized token tree with the arguments."""
+    children = tokens.children
+    open_idx = close_idx = None
+    for i in range(len(children) - 1):
+        a, b = children[i], children[i + 1]
+        if a.type == "<<" and b.type == "<" and open_idx is None and a.end_byte == b.start_byte:
+            open_idx = i
+        if a.type == ">>" and b.type == ">" and a.end_byte == b.start_byte:
+            close_idx = i
+    if open_idx is None or close_idx is None or close_idx < open_idx:
+        return None
+    kernel = kernel_span = None
+    name_tokens = [c for c in children[1:open_idx] if c.type == "identifier"]
+    if name_tokens:
+        kernel, kernel_span = node_text(name_tokens[-1]), Span(name_tokens[-1].start_byte, name_tokens[-1].end_byte)
+    cfg_start, cfg_end = children[open_idx + 1].end_byte, children[close_idx].start_byte
+    cfg = _Reparsed(cfg_start, source[cfg_start:cfg_end])
+    wg = th = None
+    wg_span = th_span = None
+    if len(cfg.args) >= 2:
+        wg, wg_span = _dims(cfg.args[0]), cfg.span(cfg.args[0])
+        th, th_span = _dims(cfg.args[1]), cfg.span(cfg.args[1])
+    args: tuple[LaunchArg, ...] = ()
+    arg_tree = children[close_idx + 2] if close_idx + 2 < len(children) else None
+    if arg_tree is not None and arg_tree.type == "token_tree":
+        s, e = _inner_range(arg_tree)
+        rp = _Reparsed(s, source[s:e])
+        args = tuple(LaunchArg(node_text(a), rp.span(a)) for a in rp.args)
+    return Launch(
+        form="launch!", kernel=kernel, kernel_span=kernel_span,
+        span=Span(node.start_byte, node.end_byte), args=args,
+        workgroup_dim=wg, thread_dim=th, workgroup_dim_span=wg_span, thread_dim_span=th_span,
+    )

@@ -1,0 +1,195 @@
+"""Plain data produced by the analysis layer. All ranges are UTF-8 byte offsets
+``[start, end)`` into the file's bytes."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """Half-open UTF-8 byte range ``[start, end)``."""
+
+    start: int
+    end: int
+
+    def contains(self, other: "Span") -> bool:
+        return self.start <= other.start and other.end <= self.end
+
+
+class Ecosystem(str, enum.Enum):
+    """How a kernel is marked, i.e. which compiler/runtime launches it."""
+
+    OFFLOAD = "std-offload"          # rustc -Zoffload: #[offload_kernel], #[rustc_offload_kernel]
+    GPU_KERNEL_ABI = "gpu-kernel-abi"  # extern "gpu-kernel"/"ptx-kernel" fn, no attribute
+    CUDA = "rust-cuda"               # #[kernel]: Rust-CUDA, krnl, cuda-oxide
+    RUST_GPU = "rust-gpu"            # #[spirv(compute(threads(..)))]
+    CUBECL = "cubecl"                # #[cube(launch)] / #[cube(launch_unchecked)]
+
+    @property
+    def runtime_maps_arguments(self) -> bool:
+        """True where the offload runtime copies arguments according to their types
+        (rustc's host pass emits the map types); elsewhere host code copies explicitly."""
+        return self in (Ecosystem.OFFLOAD, Ecosystem.GPU_KERNEL_ABI)
+
+
+class Transfer(str, enum.Enum):
+    """What the offload host pass copies for one kernel argument.
+
+    Source: rustc's offload host pass map types, measured with rustc 1.96 and recorded in
+    shared/offload-recipe/NOTES.md ("What the host pass copies").
+    """
+
+    TO = "to"              # host -> device before the launch (map type TO)
+    TOFROM = "tofrom"      # to the device and back after the launch (TO | FROM)
+    BY_VALUE = "by value"  # passed as a kernel argument (LITERAL), nothing copied
+    UNKNOWN = "unknown"    # type not understood, or the ecosystem copies explicitly
+
+    @property
+    def arrow(self) -> str:
+        return {"to": "→", "tofrom": "⇄", "by value": "=", "unknown": "?"}[self.value]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One kernel parameter.
+
+    Attributes:
+        name: pattern text (``x``, ``_``, ``mut y``).
+        type_text: the type as written (``&mut [f32; N]``).
+        span: the whole ``name: type``; type_span: just the type.
+        transfer: what the type implies (see :class:`Transfer`).
+        kind: ``"ref"``, ``"mut_ref"``, ``"const_ptr"``, ``"mut_ptr"``, ``"scalar"``,
+            ``"other"``.
+        pointee: type text behind a reference or pointer (``[f32; N]``), else ``None``.
+        elem_bytes: for a pointer/reference to one primitive scalar (``*mut f32``), its size
+            in bytes; else ``None``.
+    """
+
+    name: str
+    type_text: str
+    span: Span
+    type_span: Span
+    transfer: Transfer
+    kind: str
+    pointee: str | None = None
+    elem_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """A GPU kernel function found in the file.
+
+    Attributes:
+        name: function name; ecosystem: how it is marked; marker: the attribute or ABI text
+        that marks it (``#[rustc_offload_kernel]``, ``extern "gpu-kernel"``).
+        span: from the first attribute to the end of the function; name_span: the name.
+        body_span: the ``{ .. }`` block (``None`` for a declaration).
+        params: parameters in order. is_unsafe_fn: declared ``unsafe fn``.
+        unsafe_span: the ``unsafe`` keyword of an ``unsafe fn`` (``None`` otherwise).
+        fn_start: byte offset of the ``function_item`` node (attributes excluded).
+    """
+
+    name: str
+    ecosystem: Ecosystem
+    marker: str
+    span: Span
+    name_span: Span
+    body_span: Span | None
+    params: tuple[Param, ...]
+    is_unsafe_fn: bool = False
+    unsafe_span: Span | None = None
+    fn_start: int = 0
+
+
+@dataclass(frozen=True)
+class LaunchArg:
+    """One argument expression at a launch site (text and byte span in the file)."""
+
+    text: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A kernel launch site.
+
+    Attributes:
+        form: ``"offload!"``, ``"offload()"`` (``core::intrinsics::offload``) or
+            ``"launch!"`` (Rust-CUDA).
+        kernel: the kernel's name as written (last path segment), ``None`` if not found.
+        kernel_span: span of that name. span: the whole macro/call.
+        args: the kernel arguments in order.
+        workgroup_dim / thread_dim: per-dimension literal values (``None`` where a dimension
+            is not an integer literal); ``None`` when the launch gives no dimensions.
+        workgroup_dim_span / thread_dim_span: spans of those expressions.
+        arity: number of arguments of the ``offload`` intrinsic call (2, 4, 5 or 6), else 0.
+    """
+
+    form: str
+    kernel: str | None
+    kernel_span: Span | None
+    span: Span
+    args: tuple[LaunchArg, ...]
+    workgroup_dim: tuple[int | None, ...] | None = None
+    thread_dim: tuple[int | None, ...] | None = None
+    workgroup_dim_span: Span | None = None
+    thread_dim_span: Span | None = None
+    arity: int = 0
+
+    @property
+    def total_threads(self) -> int | None:
+        """Product of all literal dimensions, ``None`` unless every one is a literal."""
+        if not self.workgroup_dim or not self.thread_dim:
+            return None
+        total = 1
+        for d in (*self.workgroup_dim, *self.thread_dim):
+            if d is None:
+                return None
+            total *= d
+        return total
+
+
+class Level(str, enum.Enum):
+    """A rule's level, as in rustc/clippy: ``allow`` (off), ``warn``, ``deny`` (error)."""
+
+    ALLOW = "allow"
+    WARN = "warn"
+    DENY = "deny"
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace ``span`` of the file with ``new_text``."""
+
+    span: Span
+    new_text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A quick fix: a title and edits to apply together."""
+
+    title: str
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class Related:
+    """A secondary location with a message (LSP relatedInformation, SARIF relatedLocations)."""
+
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One lint result. ``level`` is the rule's effective level after configuration."""
+
+    rule: str
+    span: Span
+    message: str
+    level: Level = Level.WARN
+    fixes: tuple[Fix, ...] = ()
+    related: tuple[Related, ...] = field(default=())

@@ -1,0 +1,57 @@
+"""The rule registry: the one place that maps a rule name to its rule.
+
+Each rule lives in its own module in this package and exports ``RULE``; adding a rule
+means adding its module name to ``_MODULES`` and its page to ``docs/rules/<name>.md``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cache
+
+from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.model import Finding, Level
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A lint rule.
+
+    Attributes:
+        name: snake_case name, as in ``// offload-ls: allow(<name>)`` and Cargo.toml.
+        default_level: level when not configured.
+        summary: one line for docs and ``offload-ls rules``.
+        check: ``FileContext -> Iterable[Finding]``; the engine sets each finding's level
+            and drops suppressed ones. Must not raise on broken code.
+    """
+
+    name: str
+    default_level: Level
+    summary: str
+    check: Callable[[FileContext], Iterable[Finding]]
+
+
+_MODULES = (
+    "raw_pointer_kernel_param",
+    "unsafe_in_kernel",
+    "aliased_launch_args",
+    "unindexed_kernel_write",
+    "unchecked_thread_index",
+    "host_only_api_in_kernel",
+    "heap_owning_kernel_arg",
+    "interior_mutability_kernel_arg",
+    "static_mut_in_kernel",
+)
+
+
+@cache
+def all_rules() -> dict[str, Rule]:
+    """Rule name -> rule, in registry order."""
+    rules = {}
+    for mod in _MODULES:
+        rule = importlib.import_module(f"{__name__}.{mod}").RULE
+        assert rule.name == mod, f"rule module {mod} exports RULE named {rule.name}"
+        rules[rule.name] = rule
+    return rules

@@ -1,0 +1,6 @@
+"""heap_owning_kernel_arg: placeholder, being written."""
+
+from offload_ls.analysis.model import Level
+from offload_ls.analysis.rules import Rule
+
+RULE = Rule(name="heap_owning_kernel_arg", default_level=Level.WARN, summary="TODO", check=lambda ctx: ())

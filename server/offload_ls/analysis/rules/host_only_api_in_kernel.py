@@ -1,0 +1,6 @@
+"""host_only_api_in_kernel: placeholder, being written."""
+
+from offload_ls.analysis.model import Level
+from offload_ls.analysis.rules import Rule
+
+RULE = Rule(name="host_only_api_in_kernel", default_level=Level.WARN, summary="TODO", check=lambda ctx: ())

@@ -1,0 +1,87 @@
+"""raw_pointer_kernel_param: a kernel parameter is ``*const T`` / ``*mut T``.
+
+Consequences (shared/offload-recipe/NOTES.md, "What the host pass copies"): the kernel needs
+``unsafe`` to dereference it; the compiler cannot mark it ``noalias`` (a ``&T`` / ``&mut T``
+parameter is ``noalias [readonly]`` in the device IR); with rustc offload, ``*mut T`` is
+mapped to the device and back, ``*const T`` to the device. A pointer to ONE scalar
+(``*mut f32``) maps ``size_of::<f32>()`` bytes: the runtime copies a single element, not
+the buffer the pointer points into.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.model import Edit, Finding, Fix, Kernel, Level, Param, Span
+from offload_ls.analysis.rules import Rule
+from offload_ls.analysis.transfer import type_shape
+from offload_ls.syntax.parse import node_text
+from offload_ls.syntax.queries import matches
+
+NAME = "raw_pointer_kernel_param"
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    for kernel in ctx.kernels:
+        for index, param in enumerate(kernel.params):
+            if param.kind not in ("const_ptr", "mut_ptr"):
+                continue
+            yield Finding(
+                rule=NAME,
+                span=param.type_span,
+                message=message(kernel, param),
+                fixes=_fixes(ctx, kernel, index, param),
+            )
+
+
+def message(kernel: Kernel, param: Param) -> str:
+    """The finding's text for one raw-pointer parameter of ``kernel``."""
+    head = f"kernel `{kernel.name}` takes `{param.name}: {param.type_text}`, a raw pointer"
+    if not kernel.ecosystem.runtime_maps_arguments:
+        return f"{head}: the kernel needs `unsafe` to use it and the compiler cannot mark it `noalias`"
+    direction = "to the device and back" if param.kind == "mut_ptr" else "to the device"
+    if param.elem_bytes is not None:
+        ref = "&mut" if param.kind == "mut_ptr" else "&"
+        return (
+            f"{head} to ONE `{param.pointee}`: the offload runtime copies {param.elem_bytes} bytes "
+            f"(a single element) {direction}, not the buffer it points into; "
+            f"pass `{ref} [{param.pointee}; N]` instead"
+        )
+    return (
+        f"{head}: the kernel needs `unsafe` to use it, the compiler cannot mark it `noalias`, "
+        f"and the offload runtime copies it {direction}"
+    )
+
+
+def _fixes(ctx: FileContext, kernel: Kernel, index: int, param: Param) -> tuple[Fix, ...]:
+    """Pointer to an array type -> reference, in the kernel and in a matching host-side
+    ``extern`` declaration of the same file. Nothing for pointers to scalars or slices,
+    where the length is not known."""
+    node = ctx.node(param.type_span)
+    if node is None:
+        return ()
+    inner = node.child_by_field_name("type")
+    if inner is None or inner.type != "array_type":
+        return ()
+    ref = "&mut " if param.kind == "mut_ptr" else "&"
+    new_text = ref + node_text(inner)
+    edits = [Edit(param.type_span, new_text)]
+    for _, caps in matches("extern_decls", ctx.root):
+        if node_text(caps["name"][0]) != kernel.name:
+            continue
+        decl_params = [p for p in caps["params"][0].named_children if p.type == "parameter"]
+        if index < len(decl_params):
+            t = decl_params[index].child_by_field_name("type")
+            if t is not None and node_text(t) == param.type_text and type_shape(t)[0] == param.kind:
+                edits.append(Edit(Span(t.start_byte, t.end_byte), new_text))
+    where = " (kernel and host declaration)" if len(edits) > 1 else ""
+    return (Fix(f"Change `{param.type_text}` to `{new_text}`{where}", tuple(edits)),)
+
+
+RULE = Rule(
+    name=NAME,
+    default_level=Level.WARN,
+    summary="kernel parameter is a raw pointer: unsafe to use, no noalias, and often the wrong copy size",
+    check=check,
+)

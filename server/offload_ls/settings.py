@@ -1,0 +1,106 @@
+"""The settings schema: the one place that defines every offload-ls setting.
+
+The LSP client sends them as ``initializationOptions`` and in ``workspace/configuration``
+/ ``didChangeConfiguration`` under the section ``offload-ls``, camelCase as in VS Code's
+``contributes.configuration``. Rule levels may also come from Cargo.toml
+(``[workspace.metadata.offload-ls]``, then ``[package.metadata.offload-ls]``); precedence,
+lowest first: rule default < workspace metadata < package metadata < editor settings.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import attrs
+import cattrs
+
+from offload_ls.analysis.model import Level
+
+log = logging.getLogger(__name__)
+
+SECTION = "offload-ls"
+
+
+@attrs.define
+class Settings:
+    """offload-ls settings (field names are the camelCase keys clients send).
+
+    Attributes:
+        rules: rule name -> ``"allow"`` / ``"warn"`` / ``"deny"``.
+        debounceMs: delay in milliseconds between the last edit of a document and its
+            re-analysis.
+        scanWorkspace: analyse the workspace's ``.rs`` files that are not open (and watch
+            them), so findings in unopened files reach the client.
+        maxFileBytes: files larger than this (bytes) are not analysed; a log line says so.
+    """
+
+    rules: dict[str, Level] = attrs.field(factory=dict)
+    debounceMs: int = attrs.field(default=150, validator=attrs.validators.ge(0))
+    scanWorkspace: bool = True
+    maxFileBytes: int = attrs.field(default=8 * 1024 * 1024, validator=attrs.validators.gt(0))
+
+
+attrs.resolve_types(Settings)
+_converter = cattrs.Converter(forbid_extra_keys=False)
+
+
+def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, list[str]]:
+    """Build :class:`Settings` from a client's JSON value.
+
+    Args:
+        raw: a dict (possibly ``{"offload-ls": {...}}``), or ``None``.
+        base: values for keys that ``raw`` does not give (default: built-in defaults).
+
+    Returns:
+        (settings, problems): invalid entries are skipped, each with a problem message, so
+        one bad value never discards the rest.
+    """
+    settings = attrs.evolve(base) if base is not None else Settings()
+    problems: list[str] = []
+    if raw is None:
+        return settings, problems
+    if isinstance(raw, dict) and isinstance(raw.get(SECTION), dict):
+        raw = raw[SECTION]
+    if not isinstance(raw, dict):
+        return settings, [f"offload-ls settings must be an object, got {type(raw).__name__}"]
+    fields = attrs.fields_dict(Settings)
+    for key, value in raw.items():
+        if key not in fields:
+            continue  # other sections/keys are none of our business
+        if key == "rules":
+            rules, rule_problems = parse_rule_levels(value, f"{SECTION}.rules")
+            problems += rule_problems
+            settings.rules = {**settings.rules, **rules}
+            continue
+        try:
+            converted = _converter.structure(value, fields[key].type)
+            candidate = attrs.evolve(settings, **{key: converted})
+        except Exception as exc:  # noqa: BLE001 - report and keep the old value
+            problems.append(f"{SECTION}.{key}: invalid value {value!r} ({exc})")
+            continue
+        settings = candidate
+    return settings, problems
+
+
+def parse_rule_levels(raw: Any, where: str) -> tuple[dict[str, Level], list[str]]:
+    """Validate a ``{rule: level}`` table (from settings or Cargo.toml metadata).
+
+    Unknown rule names and invalid levels are reported in the problems list and skipped.
+    """
+    from offload_ls.analysis.rules import all_rules
+
+    if not isinstance(raw, dict):
+        return {}, [f"{where} must be a table of rule = level, got {type(raw).__name__}"]
+    known = all_rules()
+    out: dict[str, Level] = {}
+    problems = []
+    for name, value in raw.items():
+        if name not in known:
+            problems.append(f"{where}: unknown rule `{name}` (known: {', '.join(known)})")
+            continue
+        try:
+            out[name] = Level(value)
+        except ValueError:
+            problems.append(f"{where}.{name}: level must be \"allow\", \"warn\" or \"deny\", got {value!r}")
+    return out, problems

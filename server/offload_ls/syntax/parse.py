@@ -1,0 +1,117 @@
+"""Parsing Rust with tree-sitter-rust, whole and incrementally.
+
+Parsing never fails: a file with syntax errors yields a tree with ERROR / MISSING nodes,
+and analysis runs on what could be parsed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import tree_sitter_rust
+from tree_sitter import Language, Node, Parser, Point, Tree
+
+from offload_ls.syntax.text import LineIndex
+
+
+@cache
+def rust_language() -> Language:
+    """The tree-sitter-rust grammar (loaded once per process)."""
+    return Language(tree_sitter_rust.language())
+
+
+def _parser() -> Parser:
+    return Parser(rust_language())
+
+
+def parse(source: bytes, old_tree: Tree | None = None) -> Tree:
+    """Parse ``source`` (UTF-8 bytes). With ``old_tree`` (already ``edit``-ed), re-parse
+    incrementally, reusing unchanged subtrees."""
+    parser = _parser()
+    return parser.parse(source, old_tree) if old_tree is not None else parser.parse(source)
+
+
+@dataclass
+class TextEdit:
+    """Replace bytes ``[start, end)`` of the current text with ``new_text`` (UTF-8 bytes)."""
+
+    start: int
+    end: int
+    new_text: bytes
+
+
+class ParsedFile:
+    """A file's bytes and its syntax tree, kept up to date through incremental edits.
+
+    Args:
+        source: the full text as UTF-8 bytes.
+
+    Attributes:
+        source: current bytes.
+        tree: current tree-sitter tree (always present; may contain ERROR nodes).
+        version: increases by one per applied batch of edits.
+    """
+
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self.tree = parse(source)
+        self.version = 0
+        self._line_index: LineIndex | None = None
+
+    @property
+    def line_index(self) -> LineIndex:
+        """Byte/position map of the current text (built lazily, once per version)."""
+        if self._line_index is None:
+            self._line_index = LineIndex(self.source)
+        return self._line_index
+
+    @property
+    def root(self) -> Node:
+        return self.tree.root_node
+
+    def replace(self, source: bytes) -> None:
+        """Replace the whole text (full re-parse)."""
+        self.source = source
+        self.tree = parse(source)
+        self.version += 1
+        self._line_index = None
+
+    def apply(self, edits: list[TextEdit]) -> None:
+        """Apply edits in order (each one's byte offsets refer to the text left by the
+        previous one), telling tree-sitter about each, then re-parse incrementally once.
+
+        Offsets are clamped into the text; an inverted range is treated as empty.
+        """
+        tree = self.tree
+        source = self.source
+        for e in edits:
+            start = max(0, min(e.start, len(source)))
+            end = max(start, min(e.end, len(source)))
+            new_source = source[:start] + e.new_text + source[end:]
+            new_end = start + len(e.new_text)
+            tree.edit(
+                start_byte=start,
+                old_end_byte=end,
+                new_end_byte=new_end,
+                start_point=_point(source, start),
+                old_end_point=_point(source, end),
+                new_end_point=_point(new_source, new_end),
+            )
+            source = new_source
+        self.source = source
+        self.tree = parse(source, tree)
+        self.version += 1
+        self._line_index = None
+
+
+def _point(source: bytes, offset: int) -> Point:
+    """tree-sitter Point (row, byte column) of ``offset``."""
+    row = source.count(b"\n", 0, offset)
+    line_start = source.rfind(b"\n", 0, offset) + 1
+    return Point(row, offset - line_start)
+
+
+def node_text(node: Node) -> str:
+    """The node's source text decoded as UTF-8 (invalid bytes replaced)."""
+    return (node.text or b"").decode("utf-8", errors="replace")

@@ -1,0 +1,1 @@
+"""Workspace layer: crates, Cargo.toml metadata, file discovery. Reads files; knows nothing of LSP."""

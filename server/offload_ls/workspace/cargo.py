@@ -1,0 +1,102 @@
+"""Cargo.toml: crate roots and ``[*.metadata.offload-ls]`` rule levels."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from offload_ls.analysis.model import Level
+from offload_ls.settings import parse_rule_levels
+
+
+@dataclass
+class CargoConfig:
+    """Rule levels from Cargo.toml files, and problems found reading them.
+
+    Attributes:
+        levels: rule -> level, workspace metadata overridden by package metadata.
+        problems: human-readable messages (TOML syntax errors, unknown rules, bad levels),
+            each starting with the manifest path.
+        manifest: the package's Cargo.toml, if one was found.
+    """
+
+    levels: dict[str, Level] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    manifest: Path | None = None
+
+
+def find_manifest(path: Path, stop: Path | None = None) -> Path | None:
+    """The nearest ``Cargo.toml`` at ``path`` (a file or directory) or above it.
+
+    Args:
+        stop: do not look above this directory (e.g. the LSP workspace root).
+    """
+    path = path.resolve()
+    d = path if path.is_dir() else path.parent
+    stop = stop.resolve() if stop is not None else None
+    while True:
+        candidate = d / "Cargo.toml"
+        if candidate.is_file():
+            return candidate
+        if d == stop or d.parent == d:
+            return None
+        d = d.parent
+
+
+def _read_toml(path: Path, problems: list[str]) -> dict | None:
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        problems.append(f"{path}: cannot read offload-ls settings: {exc}")
+        return None
+
+
+def load_cargo_config(path: Path, stop: Path | None = None) -> CargoConfig:
+    """Rule levels for the crate containing ``path`` (a ``.rs`` file or a directory).
+
+    Reads ``[package.metadata.offload-ls]`` of the nearest Cargo.toml and
+    ``[workspace.metadata.offload-ls]`` of the nearest manifest that has a ``[workspace]``
+    table (the same file or one above it). Never raises: problems are collected.
+    """
+    cfg = CargoConfig()
+    manifest = find_manifest(path, stop)
+    if manifest is None:
+        return cfg
+    cfg.manifest = manifest
+    data = _read_toml(manifest, cfg.problems)
+    if data is None:
+        return cfg
+    ws_path, ws_data = _workspace_manifest(manifest, data, stop, cfg.problems)
+    for table, where_path, key in ((ws_data, ws_path, "workspace"), (data, manifest, "package")):
+        if not table:
+            continue
+        section = table.get(key, {})
+        meta = section.get("metadata", {}) if isinstance(section, dict) else {}
+        ol = meta.get("offload-ls") if isinstance(meta, dict) else None
+        if ol is None:
+            continue
+        levels, problems = parse_rule_levels(ol, f"{where_path}: [{key}.metadata.offload-ls]")
+        cfg.levels.update(levels)
+        cfg.problems += problems
+    return cfg
+
+
+def _workspace_manifest(manifest: Path, data: dict, stop: Path | None,
+                        problems: list[str]) -> tuple[Path, dict | None]:
+    """The manifest holding ``[workspace]``: ``manifest`` itself or the nearest above it."""
+    if "workspace" in data:
+        return manifest, data
+    d = manifest.parent.parent
+    stop = stop.resolve() if stop is not None else None
+    while d != d.parent:
+        candidate = d / "Cargo.toml"
+        if candidate.is_file():
+            other = _read_toml(candidate, problems)
+            if other is not None and "workspace" in other:
+                return candidate, other
+        if d == stop:
+            break
+        d = d.parent
+    return manifest, None
