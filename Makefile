@@ -1,0 +1,35 @@
+# offload-ls developer entry points. `make demo` and `make test` are the README's Quickstart.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+
+.PHONY: setup demo test bench clean
+
+$(BIN)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "offload-ls needs Python >= 3.11 ($(PYTHON) is older); set PYTHON=python3.11"; exit 2; }
+	@$(PYTHON) -m venv $(VENV) || \
+	  { echo "could not create a virtual environment; on Debian: apt-get install python3-venv"; exit 2; }
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	@touch $@
+
+setup: $(BIN)/.installed
+
+# Lint the bundled example crates. Exit status 1 from `check` means "deny-level findings
+# were printed" (the lint gallery has them on purpose), so it is not a failure here.
+demo: setup
+	@echo "== offload-ls check examples/rust-cuda-style examples/lint-gallery"
+	@$(BIN)/offload-ls check examples/rust-cuda-style examples/lint-gallery; \
+	  status=$$?; [ $$status -le 1 ] || exit $$status
+	@echo "== offload-ls check examples/offload-kernels (a correct crate: no findings expected)"
+	@$(BIN)/offload-ls check examples/offload-kernels
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+bench: setup
+	$(BIN)/python benchmarks/lint_latency.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache
