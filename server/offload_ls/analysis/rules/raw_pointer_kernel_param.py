@@ -42,11 +42,11 @@ def message(kernel: Kernel, param: Param) -> str:
         return f"{head}: the kernel needs `unsafe` to use it and the compiler cannot mark it `noalias`"
     direction = "to the device and back" if param.kind == "mut_ptr" else "to the device"
     if param.elem_bytes is not None:
-        ref = "&mut" if param.kind == "mut_ptr" else "&"
+        ref = "&mut " if param.kind == "mut_ptr" else "&"
         return (
             f"{head} to ONE `{param.pointee}`: the offload runtime copies {param.elem_bytes} bytes "
             f"(a single element) {direction}, not the buffer it points into; "
-            f"pass `{ref} [{param.pointee}; N]` instead"
+            f"pass `{ref}[{param.pointee}; N]` instead"
         )
     return (
         f"{head}: the kernel needs `unsafe` to use it, the compiler cannot mark it `noalias`, "
@@ -56,13 +56,17 @@ def message(kernel: Kernel, param: Param) -> str:
 
 def _fixes(ctx: FileContext, kernel: Kernel, index: int, param: Param) -> tuple[Fix, ...]:
     """Pointer to an array type -> reference, in the kernel and in a matching host-side
-    ``extern`` declaration of the same file. Nothing for pointers to scalars or slices,
-    where the length is not known."""
+    ``extern`` declaration of the same file. Nothing for pointers to scalars or slices
+    (tree-sitter parses ``[f32]`` as an ``array_type`` without ``length``), where the length
+    is not known, and nothing outside rustc offload: there the host passes a device pointer,
+    and a ``&mut`` held by every GPU thread would alias."""
+    if not kernel.ecosystem.runtime_maps_arguments:
+        return ()
     node = ctx.node(param.type_span)
     if node is None:
         return ()
     inner = node.child_by_field_name("type")
-    if inner is None or inner.type != "array_type":
+    if inner is None or inner.type != "array_type" or inner.child_by_field_name("length") is None:
         return ()
     ref = "&mut " if param.kind == "mut_ptr" else "&"
     new_text = ref + node_text(inner)

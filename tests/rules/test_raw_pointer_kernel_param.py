@@ -1,0 +1,238 @@
+"""raw_pointer_kernel_param: exact findings, ranges and quick-fix results."""
+
+import pytest
+from helpers import dedent, findings_of, lint
+
+from offload_ls.analysis.engine import analyze_source
+from offload_ls.analysis.model import Level
+from offload_ls.analysis.rules import all_rules
+
+RULE = "raw_pointer_kernel_param"
+
+MUT_ARRAY = (
+    "kernel `k` takes `x: *mut [f32; N]`, a raw pointer: the kernel needs `unsafe` to use it, "
+    "the compiler cannot mark it `noalias`, and the offload runtime copies it to the device and back"
+)
+CONST_ARRAY = (
+    "kernel `k` takes `y: *const [f32; N]`, a raw pointer: the kernel needs `unsafe` to use it, "
+    "the compiler cannot mark it `noalias`, and the offload runtime copies it to the device"
+)
+
+
+def apply_edits(src: str, edits) -> str:
+    """Apply non-overlapping byte-range edits to ``src`` (UTF-8), last first."""
+    data = src.encode()
+    for e in sorted(edits, key=lambda e: e.span.start, reverse=True):
+        data = data[: e.span.start] + e.new_text.encode() + data[e.span.end :]
+    return data.decode()
+
+
+CASES = [
+    pytest.param(
+        """
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(x: *mut [f32; N]) {}
+        """,
+        [(2, 29, 2, 42, MUT_ARRAY)],
+        id="mut-pointer-to-array",
+    ),
+    pytest.param(
+        """
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(x: &[f32; N], y: *const [f32; N]) {}
+        """,
+        [(2, 43, 2, 58, CONST_ARRAY)],
+        id="const-pointer-to-array",
+    ),
+    pytest.param(
+        """
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(z: *mut f32, w: *const f64) {}
+        """,
+        [
+            (2, 29, 2, 37, "kernel `k` takes `z: *mut f32`, a raw pointer to ONE `f32`: the offload runtime "
+             "copies 4 bytes (a single element) to the device and back, not the buffer it points into; "
+             "pass `&mut [f32; N]` instead"),
+            (2, 42, 2, 52, "kernel `k` takes `w: *const f64`, a raw pointer to ONE `f64`: the offload runtime "
+             "copies 8 bytes (a single element) to the device, not the buffer it points into; "
+             "pass `&[f64; N]` instead"),
+        ],
+        id="pointer-to-one-scalar",
+    ),
+    pytest.param(
+        """
+        use cuda_std::prelude::*;
+        #[kernel]
+        pub unsafe fn add(a: *const f32, out: *mut f32) {}
+        """,
+        [
+            (3, 22, 3, 32, "kernel `add` takes `a: *const f32`, a raw pointer: the kernel needs `unsafe` "
+             "to use it and the compiler cannot mark it `noalias`"),
+            (3, 39, 3, 47, "kernel `add` takes `out: *mut f32`, a raw pointer: the kernel needs `unsafe` "
+             "to use it and the compiler cannot mark it `noalias`"),
+        ],
+        id="rust-cuda-kernel-no-copy-claim",
+    ),
+    pytest.param(
+        """
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(x: &mut [f32; N], y: &[f32; N], n: u32) {}
+        """,
+        [],
+        id="references-are-fine",
+    ),
+    pytest.param(
+        """
+        fn host(x: *mut [f32; N], y: *const f32) {
+            unsafe { (*x)[0] = *y; }
+        }
+        unsafe extern "C" {
+            fn k(x: *mut [f32; N]);
+        }
+        """,
+        [],
+        id="host-functions-and-declarations-not-flagged",
+    ),
+    pytest.param(
+        """
+        #[cfg(offload_device)]
+        mod device {
+            #[rustc_offload_kernel]
+            extern "gpu-kernel" fn k(x: *mut [f32; N]) {}
+        }
+        """,
+        [(4, 33, 4, 46, MUT_ARRAY)],
+        id="kernel-under-device-cfg",
+    ),
+    pytest.param(
+        """
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(x: *mut [f32; N]) {
+            let i = ;
+            unsafe { (*x)[i] = 1.0 }
+        }
+        """,
+        [(2, 29, 2, 42, MUT_ARRAY)],
+        id="syntax-error-in-body",
+    ),
+    pytest.param(
+        """
+        // offload-ls: allow(raw_pointer_kernel_param)
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(x: *mut [f32; N]) {}
+        """,
+        [],
+        id="suppressed-by-comment",
+    ),
+]
+
+
+@pytest.mark.parametrize(("src", "expected"), CASES)
+def test_findings(src, expected):
+    assert lint(dedent(src), RULE) == expected
+
+
+KERNEL_AND_DECL = dedent(
+    """
+    #[rustc_offload_kernel]
+    extern "gpu-kernel" fn k(x: *mut [f32; N], y: *const [f32; N]) {
+        unsafe { (*x)[0] = (*y)[0]; }
+    }
+    unsafe extern "C" {
+        fn k(x: *mut [f32; N], y: *const [f32; N]);
+    }
+    """
+)
+
+FIX_CASES = [
+    pytest.param(
+        KERNEL_AND_DECL,
+        0,
+        "Change `*mut [f32; N]` to `&mut [f32; N]` (kernel and host declaration)",
+        KERNEL_AND_DECL.replace("x: *mut [f32; N]", "x: &mut [f32; N]"),
+        id="mut-kernel-and-host-declaration",
+    ),
+    pytest.param(
+        KERNEL_AND_DECL,
+        1,
+        "Change `*const [f32; N]` to `&[f32; N]` (kernel and host declaration)",
+        KERNEL_AND_DECL.replace("y: *const [f32; N]", "y: &[f32; N]"),
+        id="const-kernel-and-host-declaration",
+    ),
+    pytest.param(
+        dedent(
+            """
+            #[rustc_offload_kernel]
+            extern "gpu-kernel" fn k(x: *mut [u32; 4]) {}
+            """
+        ),
+        0,
+        "Change `*mut [u32; 4]` to `&mut [u32; 4]`",
+        dedent(
+            """
+            #[rustc_offload_kernel]
+            extern "gpu-kernel" fn k(x: &mut [u32; 4]) {}
+            """
+        ),
+        id="kernel-only",
+    ),
+    pytest.param(
+        dedent(
+            """
+            #[rustc_offload_kernel]
+            extern "gpu-kernel" fn k(x: *mut [f32; N]) {}
+            unsafe extern "C" {
+                fn k(x: *mut f32);
+            }
+            """
+        ),
+        0,
+        "Change `*mut [f32; N]` to `&mut [f32; N]`",
+        dedent(
+            """
+            #[rustc_offload_kernel]
+            extern "gpu-kernel" fn k(x: &mut [f32; N]) {}
+            unsafe extern "C" {
+                fn k(x: *mut f32);
+            }
+            """
+        ),
+        id="declaration-with-other-type-left-alone",
+    ),
+]
+
+
+@pytest.mark.parametrize(("src", "index", "title", "fixed"), FIX_CASES)
+def test_fix_rewrites_kernel_and_host_declaration(src, index, title, fixed):
+    finding = findings_of(src, RULE)[index]
+    assert [f.title for f in finding.fixes] == [title]
+    assert apply_edits(src, finding.fixes[0].edits) == fixed
+
+
+def test_fixed_text_has_no_finding_left():
+    src = KERNEL_AND_DECL
+    for _ in range(2):
+        src = apply_edits(src, findings_of(src, RULE)[0].fixes[0].edits)
+    assert lint(src, RULE) == []
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        'extern "gpu-kernel" fn k(z: *mut f32) {}',
+        'extern "gpu-kernel" fn k(z: *mut [f32]) {}',
+        "#[kernel]\npub unsafe fn k(z: *mut [f32; 4]) {}",
+    ],
+)
+def test_no_fix_where_length_unknown_or_not_offload(src):
+    # Pointer to a scalar or a slice: the length is unknown, so no mechanical rewrite.
+    # Rust-CUDA: the kernel is launched with a device pointer, a reference would be wrong.
+    (finding,) = findings_of(src, RULE)
+    assert finding.fixes == ()
+
+
+def test_default_level_and_configured_allow():
+    assert all_rules()[RULE].default_level is Level.WARN
+    src = '#[rustc_offload_kernel]\nextern "gpu-kernel" fn k(x: *mut [f32; 4]) {}\n'
+    assert [f.level for f in analyze_source(src.encode()).findings if f.rule == RULE] == [Level.WARN]
+    assert [f for f in analyze_source(src.encode(), {RULE: Level.ALLOW}).findings if f.rule == RULE] == []
