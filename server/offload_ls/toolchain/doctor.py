@@ -1,0 +1,191 @@
+"""``offload-ls doctor``: what the installed toolchains can do, and which pipeline to use.
+
+Pipelines, best first (shared/offload-recipe/NOTES.md):
+
+- ``native``: rustc built with LLVM offload: ``-Zoffload=Device`` then ``-Zoffload=Host=<abs>``.
+- ``llvm-tools``: rustc accepts ``-Zoffload=Test``; the device pass emits bitcode, offload-ls
+  fixes the kernel ABI and bundles/embeds/links with LLVM tools of the same major version.
+- ``host-only``: plain host ``cargo check``; the report says what is missing and the exact
+  command that installs it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+from offload_ls.toolchain import facts
+from offload_ls.toolchain.cache import ProbeCache
+from offload_ls.toolchain.discover import (
+    Gpu,
+    LlvmTools,
+    RustToolchain,
+    candidate_toolchains,
+    find_gpus,
+    find_llvm_tools,
+    find_ptxas,
+    probe_toolchain,
+)
+
+NATIVE, LLVM_TOOLS, HOST_ONLY = "native", "llvm-tools", "host-only"
+
+
+@dataclass
+class DoctorReport:
+    """Everything ``doctor`` found, and the decision.
+
+    Attributes:
+        toolchains: every probed rustc. chosen: index into ``toolchains`` (``None`` if no
+        usable rustc). pipeline: ``native`` / ``llvm-tools`` / ``host-only``.
+        target: the GPU target triple the device pass builds for; arch: e.g. ``sm_90``.
+        missing: what keeps a better pipeline from being used (human-readable).
+        install: the command that installs what is missing (``None`` if nothing is).
+    """
+
+    toolchains: list[RustToolchain]
+    chosen: int | None
+    pipeline: str
+    llvm: LlvmTools | None
+    ptxas: str | None
+    gpus: list[Gpu]
+    target: str = "nvptx64-nvidia-cuda"
+    arch: str = "sm_90"
+    missing: list[str] = field(default_factory=list)
+    install: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def toolchain(self) -> RustToolchain | None:
+        return self.toolchains[self.chosen] if self.chosen is not None else None
+
+    @property
+    def essential_missing(self) -> bool:
+        """True when compiles cannot include the device pass (worth a one-time popup)."""
+        return self.pipeline == HOST_ONLY
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        data["toolchains"] = [t.to_json() for t in self.toolchains]
+        return data
+
+
+def _llvm_ok(tc: RustToolchain) -> tuple[LlvmTools | None, list[str]]:
+    if tc.llvm_major is None:
+        return None, ["rustc reports no LLVM version"]
+    llvm = find_llvm_tools(tc.llvm_major)
+    return llvm, [f"LLVM {tc.llvm_major} {m}" for m in llvm.missing]
+
+
+def run_doctor(rustc: str | None = None, cargo: str | None = None, arch: str | None = None,
+               target: str = "nvptx64-nvidia-cuda", cache: ProbeCache | None = None,
+               probe_gpus: bool = True) -> DoctorReport:
+    """Probe candidates and choose the best pipeline.
+
+    Args:
+        rustc / cargo: explicit paths (settings); tried first.
+        arch: GPU architecture; default: the first detected GPU's, else ``sm_90``.
+        target: GPU target triple of the device pass.
+    """
+    cache = cache or ProbeCache()
+    toolchains = [probe_toolchain(r, c, o, cache) for r, c, o in candidate_toolchains(rustc, cargo)]
+    gpus, gpu_notes = ([], [])
+    ptxas = find_ptxas()
+
+    best: tuple[int, str, LlvmTools | None, list[str]] | None = None
+    reasons: list[str] = []
+    for i, tc in enumerate(toolchains):
+        if tc.error or tc.cargo is None:
+            reasons.append(f"{tc.rustc}: {tc.error or 'no cargo beside it'}")
+            continue
+        llvm, llvm_missing = _llvm_ok(tc)
+        std = tc.gpu_std.get(target, "missing")
+        if tc.native_offload and std != "missing":
+            best = (i, NATIVE, llvm, [])
+            break
+        gaps = []
+        if not tc.supports_test_mode:
+            gaps.append("-Zoffload=Test not accepted")
+        if std == "missing":
+            gaps.append(f"no `core` for {target} (install rust-src: rust-web-src on Debian)")
+        elif std == "build-std" and tc.vendor_dir is None:
+            gaps.append("rust-src has no vendored crates for -Zbuild-std (library/vendor)")
+        gaps += llvm_missing
+        if not gaps:
+            if best is None or best[1] != LLVM_TOOLS:
+                best = (i, LLVM_TOOLS, llvm, [])
+        else:
+            reasons.append(f"{tc.rustc} ({tc.release}): " + "; ".join(gaps))
+            if best is None:
+                best = (i, HOST_ONLY, llvm, gaps)
+
+    if probe_gpus:
+        device_info = best[2].tools.get("llvm-offload-device-info") if best and best[2] else None
+        gpus, gpu_notes = find_gpus(device_info)
+    default_arch = next((g.arch for g in gpus if g.arch and g.vendor == ("amd" if target.startswith("amdgcn") else "nvidia")), None)
+    report = DoctorReport(
+        toolchains=toolchains, chosen=best[0] if best else None,
+        pipeline=best[1] if best else HOST_ONLY, llvm=best[2] if best else None,
+        ptxas=ptxas, gpus=gpus, target=target,
+        arch=arch or default_arch or facts.GPU_TARGETS.get(target, "sm_90"), notes=gpu_notes,
+    )
+    if best is None:
+        report.missing = ["no Rust toolchain with cargo found"] + reasons
+        report.install = facts.install_command()
+    elif best[1] == HOST_ONLY:
+        report.missing = reasons
+        report.install = facts.install_command()
+    if report.pipeline != HOST_ONLY and target.startswith("nvptx") and ptxas is None:
+        report.notes.append("ptxas not found: checks work, but linking an NVIDIA GPU binary needs "
+                            "CUDA's ptxas (CUDA_PATH, /usr/local/cuda/bin, or PyPI's nvidia-cuda-nvcc)")
+    if report.toolchain and report.pipeline != HOST_ONLY and not report.toolchain.native_offload:
+        report.notes.append(f"{report.toolchain.rustc}: {report.toolchain.native_note}; "
+                            "using the LLVM-tools pipeline")
+    if not gpus and probe_gpus:
+        report.notes.append("no GPU found (nvidia-smi / rocm-smi): builds work; runs need "
+                            "--device-image host (libomptarget's Virtual Host Device)")
+    return report
+
+
+def render_text(report: DoctorReport) -> str:
+    """A readable table of the report (what ``offload-ls doctor`` prints)."""
+    lines = ["Rust toolchains:"]
+    header = f"  {'':1} {'rustc':<58} {'release':<16} {'LLVM':<7} {'-Zoffload':<22} {'native':<7} {'GPU core':<10}"
+    lines.append(header)
+    for i, tc in enumerate(report.toolchains):
+        mark = "*" if i == report.chosen else " "
+        if tc.error:
+            lines.append(f"  {mark} {tc.rustc:<58} error: {tc.error}")
+            continue
+        modes = ",".join(m.split("=")[0] for m in tc.offload_modes) or "-"
+        native = {True: "yes", False: "no", None: "?"}[tc.native_offload]
+        std = tc.gpu_std.get(report.target, "missing")
+        lines.append(f"  {mark} {tc.rustc:<58} {tc.release or '?':<16} {tc.llvm_version or '?':<7} "
+                     f"{modes:<22} {native:<7} {std:<10}")
+    if report.llvm:
+        lines.append(f"LLVM {report.llvm.major} tools ({report.llvm.bin_dir or 'not found'}):")
+        for tool, path in report.llvm.tools.items():
+            lines.append(f"    {tool:<26} {path or 'MISSING'}")
+        lines.append(f"    {'libomptarget':<26} {report.llvm.libomptarget or 'MISSING'}"
+                     + (f"  (plugins: {', '.join(report.llvm.plugins)})" if report.llvm.plugins else ""))
+    lines.append(f"ptxas: {report.ptxas or 'not found'}")
+    if report.gpus:
+        lines.append("GPUs:")
+        for g in report.gpus:
+            lines.append(f"    {g.vendor} {g.name} ({g.arch or 'arch ?'}) via {g.source}")
+    else:
+        lines.append("GPUs: none found")
+    lines.append("")
+    tc = report.toolchain
+    lines.append(f"Pipeline: {report.pipeline}" + (f" with {tc.rustc} {tc.release}" if tc else "")
+                 + f", device target {report.target} ({report.arch})")
+    for m in report.missing:
+        lines.append(f"  missing: {m}")
+    if report.install:
+        lines.append(f"  install: {report.install}")
+    for n in report.notes:
+        lines.append(f"  note: {n}")
+    return "\n".join(lines)
+
+
+def render_json(report: DoctorReport) -> str:
+    return json.dumps(report.to_json(), indent=2)

@@ -1,0 +1,69 @@
+"""Version-dependent facts about rustc's GPU offload, each with its source.
+
+The toolchain's offload support changes month to month (DESIGN.md, "Known hard parts");
+keep every such fact here, not scattered through the pipeline.
+"""
+
+from __future__ import annotations
+
+#: ICE text of a rustc built without the ``llvm_offload`` feature when ``-Zoffload=Host=``
+#: (or ``Device`` on a crate with kernels) reaches codegen (rustc_codegen_llvm/src/llvm/ffi.rs stub; seen with
+#: Debian rustc 1.96.0 and nightly 2026-05-19, shared/offload-recipe/NOTES.md).
+NO_OFFLOAD_SUPPORT_ICE = "not built with LLVM Offload support"
+
+#: Host-pass error when the profile is not fat-LTO (rustc session check; NOTES.md).
+NEEDS_FAT_LTO = "using the offload feature requires -C lto=fat"
+
+#: rustc's own warning on array references in gpu-kernel signatures (rustc 1.96).
+GPU_KERNEL_ABI_WARNING = 'to a function with "gpu-kernel" ABI may have unexpected behavior'
+
+#: Target triples of GPU device passes and the default arch of each.
+GPU_TARGETS = {
+    "nvptx64-nvidia-cuda": "sm_90",
+    "amdgcn-amd-amdhsa": "gfx90a",
+}
+
+#: Slice kernel arguments (``&[T]``/``&mut [T]``) are mapped with size 0 by rustc 1.96's
+#: host pass (length dropped, nothing copied); NOTES.md table. Releases listed here are
+#: known broken; others are unknown and shown as such.
+SLICE_ARGS_BROKEN_RELEASES = ("1.96",)
+
+#: The cfg the device pass gets (shared/offload-recipe/build-offload.sh convention), so
+#: single-source crates can ``#[cfg(offload_device)]`` their kernels.
+DEVICE_CFG = "offload_device"
+
+#: Map-type bits of libomptarget (llvm/include/llvm/Frontend/OpenMP/OMPConstants.h,
+#: ``OpenMPOffloadMappingFlags``).
+MAP_TYPE_BITS = {
+    0x01: "TO",
+    0x02: "FROM",
+    0x04: "ALWAYS",
+    0x08: "DELETE",
+    0x10: "PTR_AND_OBJ",
+    0x20: "TARGET_PARAM",
+    0x40: "RETURN_PARAM",
+    0x80: "PRIVATE",
+    0x100: "LITERAL",
+    0x200: "IMPLICIT",
+    0x400: "CLOSE",
+    0x800: "PRESENT",
+    0x1000: "OMPX_HOLD",
+    0x2000: "NON_CONTIG",
+}
+
+#: Debian 12 packages that provide the LLVM-tools pipeline (NOTES.md "Toolchain").
+DEBIAN_PACKAGES = (
+    "rustc-web", "cargo-web", "rust-web-src", "clang-22", "lld-22", "llvm-22", "llvm-22-tools",
+    "llvm-22-dev", "libomp-22-dev", "liboffload-22", "liboffload-22-dev",
+)
+
+
+def install_command(packages: tuple[str, ...] = DEBIAN_PACKAGES) -> str:
+    """The command that installs ``packages`` on Debian 12 (shown to users, never run)."""
+    return "sudo apt-get update && sudo apt-get install -y " + " ".join(packages)
+
+
+def slices_broken(release: str) -> bool | None:
+    """True if slice kernel arguments are known broken in rustc ``release`` (e.g.
+    ``"1.96.0"``), ``None`` if unknown."""
+    return True if any(release.startswith(r) for r in SLICE_ARGS_BROKEN_RELEASES) else None

@@ -1,0 +1,178 @@
+"""Running external programs: argv lists, timeouts, process groups, cancellation.
+
+Architecture invariant: every external program offload-ls starts goes through this module.
+Nothing runs through a shell; each child gets its own process group (``start_new_session``)
+so that cancelling kills the whole tree (cargo -> rustc -> linker).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Every program offload-ls starts, in order (argv lists). Tests audit this to prove that
+#: untrusted workspaces start no compiler; it is bounded to the last 1,000 entries.
+STARTED: list[tuple[str, ...]] = []
+_STARTED_LOCK = threading.Lock()
+
+
+def _record(argv: Sequence[str]) -> None:
+    with _STARTED_LOCK:
+        STARTED.append(tuple(argv))
+        del STARTED[:-1000]
+
+
+@dataclass
+class Completed:
+    """Result of one program run.
+
+    Attributes:
+        argv: what ran. returncode: exit status (negative: killed by that signal; ``None``
+        if it could not be started). stdout/stderr: decoded output (UTF-8, replaced).
+        seconds: wall time. timed_out / cancelled: why it was killed, if it was.
+        error: why it could not be started (``FileNotFoundError`` text etc.).
+    """
+
+    argv: tuple[str, ...]
+    returncode: int | None
+    stdout: str
+    stderr: str
+    seconds: float
+    timed_out: bool = False
+    cancelled: bool = False
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not (self.timed_out or self.cancelled)
+
+
+def _env(env: Mapping[str, str] | None) -> dict[str, str]:
+    merged = dict(os.environ)
+    if env:
+        merged.update(env)
+    return merged
+
+
+def run(argv: Sequence[str], *, timeout: float, cwd: Path | None = None,
+        env: Mapping[str, str] | None = None, input: str | None = None) -> Completed:
+    """Run ``argv`` synchronously (for quick probes) and capture its output.
+
+    Args:
+        argv: program and arguments; never interpreted by a shell.
+        timeout: seconds before the process group is killed (``timed_out`` set).
+        env: variables added to the current environment.
+
+    Never raises for a missing program or a timeout: see :class:`Completed`.
+    """
+    argv = tuple(str(a) for a in argv)
+    _record(argv)
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            argv, cwd=cwd, env=_env(env), stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        )
+    except OSError as exc:
+        return Completed(argv, None, "", "", time.monotonic() - start, error=f"{argv[0]}: {exc.strerror or exc}")
+    try:
+        out, err = proc.communicate(input=input.encode() if input is not None else None, timeout=timeout)
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        _kill_group(proc.pid)
+        out, err = proc.communicate()
+        timed_out = True
+    return Completed(argv, proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
+                     time.monotonic() - start, timed_out=timed_out)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+class CancelToken:
+    """Set by whoever wants a running program stopped (a newer save, the client's cancel)."""
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+
+    def cancel(self) -> None:
+        self._event.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._event.is_set()
+
+    async def wait(self) -> None:
+        await self._event.wait()
+
+
+async def run_async(argv: Sequence[str], *, timeout: float, cwd: Path | None = None,
+                    env: Mapping[str, str] | None = None, cancel: CancelToken | None = None,
+                    on_stdout_line: Callable[[str], None] | None = None,
+                    on_stderr_line: Callable[[str], None] | None = None) -> Completed:
+    """Run ``argv`` without blocking the event loop; kill its process group on timeout or
+    when ``cancel`` fires.
+
+    Args:
+        timeout: seconds. on_stdout_line / on_stderr_line: called with each line (no
+            newline) as it arrives, for streaming output and progress.
+
+    Never raises for a missing program, a timeout or a cancellation: see :class:`Completed`.
+    """
+    argv = tuple(str(a) for a in argv)
+    _record(argv)
+    start = time.monotonic()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            *argv, cwd=cwd, env=_env(env), stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True,
+        )
+    except OSError as exc:
+        return Completed(argv, None, "", "", time.monotonic() - start, error=f"{argv[0]}: {exc.strerror or exc}")
+
+    out_lines: list[str] = []
+    err_lines: list[str] = []
+
+    async def pump(stream, sink, callback):
+        while True:
+            line = await stream.readline()
+            if not line:
+                return
+            text = line.decode("utf-8", "replace").rstrip("\n")
+            sink.append(text)
+            if callback is not None:
+                callback(text)
+
+    readers = asyncio.gather(pump(proc.stdout, out_lines, on_stdout_line),
+                             pump(proc.stderr, err_lines, on_stderr_line))
+    waiter = asyncio.ensure_future(proc.wait())
+    cancel_wait = asyncio.ensure_future(cancel.wait()) if cancel is not None else None
+    waits = {waiter} | ({cancel_wait} if cancel_wait else set())
+    done, _ = await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    timed_out = not done
+    cancelled = cancel_wait is not None and cancel_wait in done and waiter not in done
+    if timed_out or cancelled:
+        _kill_group(proc.pid)
+        await waiter
+    else:
+        # The direct child exited; kill any grandchildren it left in the group.
+        _kill_group(proc.pid)
+    if cancel_wait is not None:
+        cancel_wait.cancel()
+    try:
+        await asyncio.wait_for(readers, timeout=5)
+    except asyncio.TimeoutError:
+        readers.cancel()
+    return Completed(argv, proc.returncode, "\n".join(out_lines), "\n".join(err_lines),
+                     time.monotonic() - start, timed_out=timed_out, cancelled=cancelled)
