@@ -1,6 +1,236 @@
-"""unchecked_thread_index: placeholder, being written."""
+"""unchecked_thread_index: device code indexes with a value computed from the thread / block
+index without first checking it against the length.
 
-from offload_ls.analysis.model import Level
+A launch usually covers a whole number of blocks, so ``grid * block`` exceeds the element
+count whenever the count is not a multiple of the block size; the extra threads index past
+the end. Safe indexing then panics (on the GPU: a trap that aborts the kernel); raw-pointer
+arithmetic (``p.add(i)``, ``get_unchecked(i)``) reads or writes out of bounds.
+
+A use is guarded (analysis/indexing.py ``bounds``) when it sits in the branch of an ``if``,
+``while``, match-arm guard or ``&&`` / ``||`` operand where a comparison bounds the variable
+(``i < n``, ``n > i``, the ``else`` of ``i >= n``), or after an early exit in the same or an
+enclosing block (``if i >= n { return; }``, ``assert!(i < n)``), the variable or one it is
+computed from. ``.get(i)`` / ``.get_mut(i)`` are never reported, nor are indexes reduced
+with ``%``, ``&``, ``.min(..)`` or ``.clamp(..)``. CubeCL kernels marked
+``#[cube(launch)]`` are skipped: CubeCL's checked mode turns out-of-bounds reads into zeros
+and drops out-of-bounds writes (cubecl-core ``CheckedIoProcessor``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tree_sitter import Node
+
+from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.indexing import ThreadFlow, bounds, diverges, named, strip
+from offload_ls.analysis.kernels import attributed_item
+from offload_ls.analysis.model import Ecosystem, Finding, Level, Span
 from offload_ls.analysis.rules import Rule
+from offload_ls.syntax.parse import node_text, parse
+from offload_ls.syntax.queries import matches
 
-RULE = Rule(name="unchecked_thread_index", default_level=Level.WARN, summary="TODO", check=lambda ctx: ())
+NAME = "unchecked_thread_index"
+
+#: Methods whose argument is an element offset with no bounds check.
+_RAW_METHODS = ("add", "offset", "get_unchecked", "get_unchecked_mut")
+#: Methods / functions that bring an index into range.
+_CLAMPS = ("min", "clamp", "rem_euclid")
+_ASSERTS = ("assert", "debug_assert")
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    checked = _cubecl_checked_kernels(ctx)
+    file_kernels = ctx.kernels
+    seen: set[tuple[int, int]] = set()
+    for dfn in ctx.device_fns:
+        if dfn.kernel is not None and dfn.kernel.fn_start in checked:
+            continue
+        if dfn.kernel is None and file_kernels and all(k.fn_start in checked for k in file_kernels):
+            continue  # a helper of CubeCL checked-mode kernels only
+        body = ctx.node(dfn.body_span)
+        fn = body.parent if body is not None else None
+        if fn is None or fn.type != "function_item":
+            continue
+        flow = ThreadFlow(fn)
+        for use, index, raw in _index_uses(body):
+            key = (index.start_byte, index.end_byte)
+            if key in seen or _clamped(index):
+                continue
+            tvars = flow.thread_vars(index)
+            if not tvars:
+                continue
+            names = flow.roots([b for _, b in tvars])
+            if _guarded(use, body, names, ctx.source):
+                continue
+            seen.add(key)
+            var = node_text(tvars[0][0])
+            yield Finding(rule=NAME, span=Span(index.start_byte, index.end_byte),
+                          message=message(var, node_text(use), raw, _len_hint(use, index, raw)))
+
+
+def message(var: str, use: str, raw: bool, guard: str) -> str:
+    """The finding's text: ``var`` (thread-derived variable) used in ``use`` (source text)."""
+    head = (f"`{var}` comes from the thread index and is used in `{use}` without a bounds check: when "
+            f"the launch covers more threads than elements (grid × block > len), the extra threads ")
+    if raw:
+        what = "read or write out of bounds without any check (undefined behavior)"
+    else:
+        what = "index past the end and the bounds check panics (on the GPU: a trap that aborts the kernel)"
+    return f"{head}{what}; guard it with `{guard}` or return early when it is out of range"
+
+
+def _len_hint(use: Node, index: Node, raw: bool) -> str:
+    """``if i < x.len() { .. }`` for a safe index into a named slice/array, else
+    ``if i < n { .. }``; a compound index is parenthesized (``(id.x as usize) < n``)."""
+    var = node_text(index) if index.type == "identifier" else f"({node_text(index)})"
+    if not raw and use.type == "index_expression":
+        base = named(use)[0]
+        if base.type in ("identifier", "field_expression"):
+            return f"if {var} < {node_text(base)}.len() {{ .. }}"
+    return f"if {var} < n {{ .. }}"
+
+
+def _cubecl_checked_kernels(ctx: FileContext) -> set[int]:
+    """``fn_start`` of CubeCL kernels marked ``#[cube(launch)]`` (bounds-checked mode)."""
+    if not any(k.ecosystem is Ecosystem.CUBECL for k in ctx.kernels):
+        return set()
+    out = set()
+    for _, caps in matches("kernel_markers", ctx.root):
+        modes = caps.get("mode")
+        if not modes or node_text(modes[0]) != "launch":
+            continue
+        item = attributed_item(caps["attr"][0])
+        if item is not None and item.type == "function_item":
+            out.add(item.start_byte)
+    return out
+
+
+def _index_uses(body: Node) -> Iterator[tuple[Node, Node, bool]]:
+    """(use, index expression, is_raw) for ``x[e]`` and ``p.add(e)`` / ``p.offset(e)`` /
+    ``s.get_unchecked(e)`` / ``s.get_unchecked_mut(e)`` in ``body``."""
+    stack = [body]
+    while stack:
+        n = stack.pop()
+        if n.type == "function_item":
+            continue
+        if n.type == "index_expression":
+            parts = named(n)
+            if len(parts) == 2:
+                yield n, parts[1], False
+        elif n.type == "call_expression":
+            fn, args = n.child_by_field_name("function"), n.child_by_field_name("arguments")
+            if fn is not None and fn.type == "field_expression" and args is not None:
+                field = fn.child_by_field_name("field")
+                arg_list = named(args)
+                if field is not None and node_text(field) in _RAW_METHODS and len(arg_list) == 1:
+                    yield n, arg_list[0], True
+        stack.extend(reversed(n.named_children))
+
+
+def _clamped(index: Node) -> bool:
+    """``i % n``, ``i & mask``, ``i.min(n - 1)``, ``min(i, n)``, ``i.clamp(..)``."""
+    e = strip(index)
+    if e.type == "binary_expression":
+        op = e.child_by_field_name("operator")
+        return op is not None and op.type in ("%", "&")
+    if e.type == "call_expression":
+        fn = e.child_by_field_name("function")
+        if fn is None:
+            return False
+        if fn.type == "field_expression":
+            field = fn.child_by_field_name("field")
+            return field is not None and node_text(field) in _CLAMPS
+        last = fn.child_by_field_name("name") if fn.type == "scoped_identifier" else fn
+        return last is not None and node_text(last) == "min"
+    return False
+
+
+def _guarded(use: Node, body: Node, names: set[str], source: bytes) -> bool:
+    child, node = use, use.parent
+    while node is not None:
+        t = node.type
+        if t == "if_expression":
+            cond = node.child_by_field_name("condition")
+            if cond is not None and child != cond:
+                holds = child == node.child_by_field_name("consequence")
+                if bounds(cond, names, holds):
+                    return True
+        elif t == "while_expression":
+            cond = node.child_by_field_name("condition")
+            if cond is not None and child == node.child_by_field_name("body") and bounds(cond, names, True):
+                return True
+        elif t == "match_arm":
+            pattern = node.child_by_field_name("pattern")
+            guard = pattern.child_by_field_name("condition") if pattern is not None else None
+            if guard is not None and child != pattern and bounds(guard, names, True):
+                return True
+        elif t == "binary_expression":
+            op = node.child_by_field_name("operator")
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if op is not None and left is not None and child == right:
+                if op.type == "&&" and bounds(left, names, True):
+                    return True
+                if op.type == "||" and bounds(left, names, False):
+                    return True
+        elif t == "block":
+            for stmt in named(node):
+                if stmt.start_byte >= child.start_byte:
+                    break
+                if _exits_unless_bounded(stmt, names, source):
+                    return True
+        if node == body:
+            return False
+        child, node = node, node.parent
+    return False
+
+
+def _exits_unless_bounded(stmt: Node, names: set[str], source: bytes) -> bool:
+    """``if i >= n { return; }``, ``if i < n { .. } else { return; }``, ``assert!(i < n)``."""
+    inner = named(stmt)[0] if stmt.type == "expression_statement" and named(stmt) else stmt
+    if inner.type == "if_expression":
+        cond = inner.child_by_field_name("condition")
+        if cond is None:
+            return False
+        if diverges(inner.child_by_field_name("consequence")) and bounds(cond, names, False):
+            return True
+        alt = inner.child_by_field_name("alternative")
+        return alt is not None and diverges(alt) and bounds(cond, names, True)
+    if inner.type == "macro_invocation":
+        macro = inner.child_by_field_name("macro")
+        if macro is None or node_text(macro) not in _ASSERTS:
+            return False
+        tokens = next((c for c in inner.children if c.type == "token_tree"), None)
+        return tokens is not None and _assert_bounds(tokens, source, names)
+    return False
+
+
+_PREFIX = b"fn __offload_ls() { __offload_ls("
+_SUFFIX = b"); }"
+
+
+def _assert_bounds(tokens: Node, source: bytes, names: set[str]) -> bool:
+    """Does the first argument of ``assert!(..)`` bound one of ``names``? The token tree is
+    re-parsed as a call's arguments (macro arguments are token trees; DESIGN.md "Known hard
+    parts")."""
+    if tokens.child_count < 2:
+        return False
+    start, end = tokens.children[0].end_byte, tokens.children[-1].start_byte
+    tree = parse(_PREFIX + source[start:end] + _SUFFIX)
+    stack = [tree.root_node]
+    while stack:
+        n = stack.pop()
+        if n.type == "call_expression":
+            args = n.child_by_field_name("arguments")
+            first = named(args) if args is not None else []
+            return bool(first) and bounds(first[0], names, True)
+        stack.extend(reversed(n.children))
+    return False
+
+
+RULE = Rule(
+    name=NAME,
+    default_level=Level.WARN,
+    summary="index computed from the thread index is used without a bounds check",
+    check=check,
+)

@@ -1,6 +1,211 @@
-"""unindexed_kernel_write: placeholder, being written."""
+"""unindexed_kernel_write: a kernel writes through a mutable parameter at a place that is the
+same for every GPU thread (``y[0] = ..``, ``*p += ..``), a data race between all threads of
+the launch.
 
-from offload_ls.analysis.model import Level
+A write is reported only when its index is provably thread-independent (analysis/indexing.py:
+literals, ``SCREAMING_CASE`` constants, the kernel's own by-value parameters, and ``let``
+variables computed from those) and nothing on the way to it can single out some threads:
+writes inside a closure, under an ``if`` / ``match`` / ``while`` whose condition is not
+provably thread-independent, or after an early ``return`` / ``break`` / ``continue`` / ``?``
+are skipped (``if i == 0 { y[0] = s; }`` is the intended pattern). A kernel whose every
+launch in the file has literal dimensions of exactly one thread in total is skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tree_sitter import Node
+
+from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.indexing import ThreadFlow, exits_in, find_binding, named, strip
+from offload_ls.analysis.model import Finding, Kernel, Level, Param, Span
 from offload_ls.analysis.rules import Rule
+from offload_ls.syntax.parse import node_text
 
-RULE = Rule(name="unindexed_kernel_write", default_level=Level.WARN, summary="TODO", check=lambda ctx: ())
+NAME = "unindexed_kernel_write"
+
+_MUTABLE_KINDS = ("mut_ref", "mut_ptr")
+_POINTER_OFFSET = ("add", "offset", "wrapping_add", "wrapping_offset")
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    for kernel in ctx.kernels:
+        if kernel.body_span is None or _single_thread(ctx, kernel):
+            continue
+        body = ctx.node(kernel.body_span)
+        fn = body.parent if body is not None else None
+        if fn is None or fn.type != "function_item":
+            continue
+        params = {p.name.removeprefix("mut ").strip(): p for p in kernel.params if p.kind in _MUTABLE_KINDS}
+        if not params:
+            continue
+        flow = ThreadFlow(fn, uniform_params=True)
+        for write in _writes(body):
+            found = _target(write, params, fn)
+            if found is None:
+                continue
+            place, param, indices = found
+            if not all(flow.uniform(i) for i in indices):
+                continue
+            if not _every_thread_reaches(write, body, flow):
+                continue
+            yield Finding(rule=NAME, span=Span(place.start_byte, place.end_byte),
+                          message=message(node_text(place), _indexed(place, indices),
+                                          write.type == "compound_assignment_expr", kernel, param))
+
+
+def message(place: str, indexed: str | None, compound: bool, kernel: Kernel, param: Param) -> str:
+    """The finding's text for a write to ``place`` (source text, e.g. ``y[0]``);
+    ``indexed`` is the same place indexed by the thread index (``y[i]``), ``None`` for a
+    place without an index (``*p``)."""
+    race = ("the read-modify-write of one thread overwrites the others', so updates are lost"
+            if compound else "which thread's value remains is unspecified")
+    if indexed is not None:
+        fix = f"index with the thread index (`{indexed}`)"
+        fix += ", or accumulate with an atomic or a reduction" if compound else \
+            ", or let a single thread write (`if i == 0 { .. }`)"
+    else:
+        fix = "let a single thread write (`if i == 0 { .. }`)"
+        fix += ", or accumulate with an atomic" if compound else ""
+    return (
+        f"every GPU thread writes `{place}`: the place does not depend on the thread index, so all "
+        f"threads of a launch of kernel `{kernel.name}` store to the same element of `{param.name}` "
+        f"(a data race: {race}); {fix}"
+    )
+
+
+def _indexed(place: Node, indices: list[Node]) -> str | None:
+    """``place``'s text with its innermost-written index replaced by ``i``."""
+    if not indices:
+        return None
+    text = place.text or b""
+    idx = indices[0]
+    start, end = idx.start_byte - place.start_byte, idx.end_byte - place.start_byte
+    return (text[:start] + b"i" + text[end:]).decode("utf-8", errors="replace")
+
+
+def _single_thread(ctx: FileContext, kernel: Kernel) -> bool:
+    launches = ctx.launches_of(kernel.name)
+    return bool(launches) and all(launch.total_threads == 1 for launch in launches)
+
+
+def _writes(body: Node) -> Iterator[Node]:
+    """Assignments and compound assignments in ``body``, outside nested functions."""
+    stack = [body]
+    while stack:
+        n = stack.pop()
+        if n.type == "function_item":
+            continue
+        if n.type in ("assignment_expression", "compound_assignment_expr"):
+            yield n
+        stack.extend(reversed(n.named_children))
+
+
+def _target(write: Node, params: dict[str, Param], fn: Node) -> tuple[Node, Param, list[Node]] | None:
+    """(place node, written parameter, index expressions) if ``write`` stores through one
+    of the kernel's mutable parameters, else ``None``."""
+    place = write.child_by_field_name("left")
+    if place is None:
+        return None
+    indices: list[Node] = []
+    node = place
+    while True:
+        node = strip(node) if node.type == "parenthesized_expression" else node
+        if node.type == "index_expression":
+            parts = named(node)
+            if len(parts) != 2:
+                return None
+            indices.append(parts[1])
+            node = parts[0]
+        elif node.type == "unary_expression" and node.child(0) is not None and node.child(0).type == "*":
+            inner = named(node)
+            if not inner:
+                return None
+            inner_node = strip(inner[0]) if inner[0].type == "parenthesized_expression" else inner[0]
+            offset = _pointer_offset(inner_node)
+            if offset is not None:
+                base, index = offset
+                indices.append(index)
+                node = base
+            else:
+                node = inner_node
+        else:
+            break
+    if node.type != "identifier":
+        return None
+    name = node_text(node)
+    param = params.get(name)
+    if param is None:
+        return None
+    binding = find_binding(name, node)
+    if binding is None or binding.kind != "param" or binding.node.parent is None or binding.node.parent.parent != fn:
+        return None  # shadowed by a local of the same name
+    return place, param, indices
+
+
+def _pointer_offset(node: Node) -> tuple[Node, Node] | None:
+    """``p.add(k)`` / ``p.offset(k)`` -> (``p``, ``k``)."""
+    if node.type != "call_expression":
+        return None
+    fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+    if fn is None or fn.type != "field_expression" or args is None:
+        return None
+    field, value = fn.child_by_field_name("field"), fn.child_by_field_name("value")
+    arg_list = named(args)
+    if field is None or value is None or node_text(field) not in _POINTER_OFFSET or len(arg_list) != 1:
+        return None
+    return value, arg_list[0]
+
+
+def _every_thread_reaches(write: Node, body: Node, flow: ThreadFlow) -> bool:
+    """False if something between the kernel body and ``write`` may let only some threads
+    reach it: a closure, a condition not provably thread-independent, an earlier exit."""
+    child, node = write, write.parent
+    while node is not None and child != body:
+        t = node.type
+        if t == "closure_expression":
+            return False
+        if t in ("if_expression", "while_expression"):
+            cond = node.child_by_field_name("condition")
+            if cond is not None and child != cond and not flow.uniform(cond):
+                return False
+        elif t == "match_expression":
+            value = node.child_by_field_name("value")
+            if value is not None and child != value:
+                if not flow.uniform(value) or _has_arm_guard(node):
+                    return False
+        elif t == "binary_expression":
+            op = node.child_by_field_name("operator")
+            right = node.child_by_field_name("right")
+            if op is not None and op.type in ("&&", "||") and child == right:
+                left = node.child_by_field_name("left")
+                if left is not None and not flow.uniform(left):
+                    return False
+        elif t == "block":
+            for stmt in named(node):
+                if stmt.start_byte >= child.start_byte:
+                    break
+                if exits_in(stmt):
+                    return False
+        child, node = node, node.parent
+    return True
+
+
+def _has_arm_guard(match: Node) -> bool:
+    for arm in match.named_children:
+        if arm.type != "match_block":
+            continue
+        for a in arm.named_children:
+            pattern = a.child_by_field_name("pattern") if a.type == "match_arm" else None
+            if pattern is not None and pattern.child_by_field_name("condition") is not None:
+                return True
+    return False
+
+
+RULE = Rule(
+    name=NAME,
+    default_level=Level.WARN,
+    summary="kernel writes a place that does not depend on the thread index: every GPU thread races on it",
+    check=check,
+)

@@ -1,0 +1,496 @@
+"""Thread-index dataflow inside one function: which expressions depend on the GPU thread /
+block index, which are provably the same for every thread, and which comparisons bound a
+variable.
+
+Sources of thread dependence (queries, not Python patterns):
+
+- grammars/rust/thread_index.scm: index intrinsics (``core::arch::nvptx::_thread_idx_x``,
+  ``_block_idx_x``, amdgpu ``workitem_id_x``, Rust-CUDA ``thread::index_1d``, krnl
+  ``global_id``, CubeCL ``ABSOLUTE_POS`` ...);
+- grammars/rust/thread_index_params.scm: rust-gpu parameters marked
+  ``#[spirv(global_invocation_id)]`` and the other per-invocation builtins.
+
+Values flow through ``let`` bindings (also ``let`` inside ``unsafe { }``), arithmetic and
+casts, and through plain assignments to a ``let mut`` variable anywhere in the function.
+Closure parameters, loop variables and ``match`` / ``if let`` bindings have unknown
+provenance: they are neither thread-dependent nor thread-independent here. Name
+resolution is lexical and by name only (no macro expansion, no type information).
+
+All nodes are tree-sitter nodes of one tree; nothing here reads or writes files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from offload_ls.syntax.parse import node_text
+from offload_ls.syntax.queries import captures
+
+#: Expression nodes that hold no binding of their own and pass their operands through.
+_TRANSPARENT = {"parenthesized_expression", "type_cast_expression"}
+
+_LITERALS = {"integer_literal", "float_literal", "boolean_literal", "char_literal"}
+
+#: Where a nested body starts whose lets/exits belong to another function.
+_NESTED_FN = {"function_item", "closure_expression"}
+
+
+@dataclass(frozen=True)
+class Binding:
+    """Where a name used at some point of a function was bound.
+
+    Attributes:
+        name: the bound name.
+        kind: ``"let"``, ``"param"`` (a parameter of the enclosing ``fn``),
+            ``"closure_param"``, ``"loop"`` (a ``for`` pattern) or ``"pattern"`` (``match``
+            arm, ``if let`` / ``while let``, or a ``let`` whose pattern is not a plain name).
+        node: the ``let_declaration`` / ``parameter`` / ``closure_expression`` /
+            ``for_expression`` / arm or condition that binds it.
+        value: the ``let`` initializer (``None`` for other kinds or ``let x;``).
+        type: the declared type node (``let x: T`` or ``x: T`` parameter), else ``None``.
+        mutable: declared ``mut``.
+    """
+
+    name: str
+    kind: str
+    node: Node
+    value: Node | None = None
+    type: Node | None = None
+    mutable: bool = False
+
+
+def strip(expr: Node) -> Node:
+    """``expr`` without surrounding parentheses and ``as`` casts (``((i as usize))`` -> ``i``)."""
+    while expr.type in _TRANSPARENT:
+        inner = expr.child_by_field_name("value") if expr.type == "type_cast_expression" else _first_named(expr)
+        if inner is None:
+            break
+        expr = inner
+    return expr
+
+
+def _first_named(node: Node) -> Node | None:
+    for c in node.named_children:
+        if not c.type.endswith("comment"):
+            return c
+    return None
+
+
+def named(node: Node) -> list[Node]:
+    """Named children of ``node`` except comments."""
+    return [c for c in node.named_children if not c.type.endswith("comment")]
+
+
+def enclosing_function(node: Node) -> Node | None:
+    """The nearest ``function_item`` containing ``node`` (``None`` at top level)."""
+    n = node.parent
+    while n is not None and n.type != "function_item":
+        n = n.parent
+    return n
+
+
+def pattern_binds(pattern: Node, name: str) -> bool:
+    """Does ``pattern`` (a let/param/closure/for/match pattern) bind ``name``?
+
+    Identifiers naming a path, an enum variant (``Some`` in ``Some(v)``) or a struct field
+    are not bindings."""
+    stack = [pattern]
+    while stack:
+        n = stack.pop()
+        if n.type == "identifier":
+            parent = n.parent
+            if parent is not None and (parent.type == "scoped_identifier"
+                                       or n == parent.child_by_field_name("type")):
+                continue  # a path or an enum variant (`Some` in `Some(v)`), not a binding
+            if node_text(n) == name:
+                return True
+        elif n.type == "field_pattern":
+            # `Point { x, y: z }`: shorthand `x` binds x; `y: z` binds z
+            pat = n.child_by_field_name("pattern")
+            if pat is not None:
+                stack.append(pat)
+            else:
+                nm = n.child_by_field_name("name")
+                if nm is not None and node_text(nm) == name:
+                    return True
+        else:
+            stack.extend(n.named_children)
+    return False
+
+
+def _let_binding(let: Node, name: str) -> Binding | None:
+    pattern = let.child_by_field_name("pattern")
+    if pattern is None or not pattern_binds(pattern, name):
+        return None
+    mutable = any(c.type == "mutable_specifier" for c in let.children)
+    plain = pattern
+    if plain.type == "mut_pattern":
+        mutable = True
+        plain = _first_named(plain) or plain
+    kind = "let" if plain.type == "identifier" else "pattern"
+    return Binding(name, kind, let, let.child_by_field_name("value"), let.child_by_field_name("type"), mutable)
+
+
+def find_binding(name: str, at: Node) -> Binding | None:
+    """The binding of ``name`` visible at ``at``, searching outwards to the enclosing ``fn``.
+
+    Args:
+        name: an identifier. at: any node of the tree (the use, or a launch site).
+
+    Returns ``None`` when the name is not bound inside the function (a constant, a static,
+    an item, or a name the macro-free lexical search cannot see)."""
+    child = at
+    node = at.parent
+    while node is not None:
+        t = node.type
+        if t == "block":
+            for stmt in reversed(_preceding(node, child)):
+                if stmt.type == "let_declaration":
+                    b = _let_binding(stmt, name)
+                    if b is not None:
+                        return b
+        elif t == "closure_expression" and child == node.child_by_field_name("body"):
+            params = node.child_by_field_name("parameters")
+            if params is not None and pattern_binds(params, name):
+                return Binding(name, "closure_param", node)
+        elif t == "for_expression" and child == node.child_by_field_name("body"):
+            pattern = node.child_by_field_name("pattern")
+            if pattern is not None and pattern_binds(pattern, name):
+                return Binding(name, "loop", node)
+        elif t == "match_arm":
+            pattern = node.child_by_field_name("pattern")
+            if pattern is not None and child != pattern and _match_pattern_binds(pattern, name):
+                return Binding(name, "pattern", node)
+        elif t in ("if_expression", "while_expression") and child != node.child_by_field_name("condition"):
+            cond = node.child_by_field_name("condition")
+            if cond is not None and _let_condition_binds(cond, name):
+                return Binding(name, "pattern", cond)
+        elif t == "function_item":
+            params = node.child_by_field_name("parameters")
+            if params is not None:
+                for p in params.named_children:
+                    if p.type != "parameter":
+                        continue
+                    pattern = p.child_by_field_name("pattern")
+                    if pattern is not None and pattern_binds(pattern, name):
+                        mutable = pattern.type == "mut_pattern" or any(
+                            c.type == "mutable_specifier" for c in p.children)
+                        return Binding(name, "param", p, None, p.child_by_field_name("type"), mutable)
+            return None
+        child = node
+        node = node.parent
+    return None
+
+
+def _preceding(block: Node, child: Node) -> list[Node]:
+    """Statements of ``block`` that come before ``child`` (its ancestor in the block)."""
+    out = []
+    for c in block.named_children:
+        if c.start_byte >= child.start_byte:
+            break
+        out.append(c)
+    return out
+
+
+def _match_pattern_binds(match_pattern: Node, name: str) -> bool:
+    cond = match_pattern.child_by_field_name("condition")
+    for c in match_pattern.named_children:
+        if c == cond:
+            continue
+        if pattern_binds(c, name):
+            return True
+    return False
+
+
+def _let_condition_binds(cond: Node, name: str) -> bool:
+    stack = [cond]
+    while stack:
+        n = stack.pop()
+        if n.type == "let_condition":
+            pattern = n.child_by_field_name("pattern")
+            if pattern is not None and pattern_binds(pattern, name):
+                return True
+        elif n.type in ("let_chain", "binary_expression", "parenthesized_expression"):
+            stack.extend(n.named_children)
+    return False
+
+
+def identifiers(expr: Node) -> list[Node]:
+    """Identifier nodes in ``expr`` that name a value: not path segments after ``::``,
+    not macro names, not inside nested closures' own parameter lists."""
+    out = []
+    stack = [expr]
+    while stack:
+        n = stack.pop()
+        if n.type == "identifier":
+            parent = n.parent
+            if parent is not None and parent.type == "scoped_identifier":
+                continue
+            if parent is not None and parent.type == "macro_invocation":
+                continue
+            out.append(n)
+            continue
+        if n.type in ("closure_parameters", "function_item", "type_arguments"):
+            continue
+        stack.extend(n.children)
+    out.sort(key=lambda n: n.start_byte)
+    return out
+
+
+def is_constant_name(name: str) -> bool:
+    """``SCREAMING_CASE`` names (``N``, ``BLOCK_SIZE``, ``K2``): Rust constants and
+    const generics by convention."""
+    return any(ch.isalpha() for ch in name) and name == name.upper()
+
+
+class ThreadFlow:
+    """Thread-index facts for one function.
+
+    Args:
+        fn: a ``function_item`` node.
+        uniform_params: treat the function's own parameters as the same for every GPU
+            thread (true for a kernel: the host passes one value to the whole launch),
+            except parameters that are themselves thread-index builtins.
+    """
+
+    def __init__(self, fn: Node, uniform_params: bool = False) -> None:
+        self.fn = fn
+        self.uniform_params = uniform_params
+        caps = captures("thread_index", fn).get("thread_index", [])
+        self._sources = [(n.start_byte, n.end_byte) for n in caps]
+        params = fn.child_by_field_name("parameters")
+        self._thread_params: set[str] = set()
+        if params is not None:
+            pcaps = captures("thread_index_params", params).get("thread_index_param", [])
+            self._thread_params = {node_text(n) for n in pcaps}
+        self._assigned: dict[str, list[Node]] = {}
+        body = fn.child_by_field_name("body")
+        if body is not None:
+            self._collect_assignments(body)
+        self._dep_memo: dict[tuple[int, int, str], bool] = {}
+        self._uni_memo: dict[tuple[int, int, str], bool] = {}
+
+    def _collect_assignments(self, body: Node) -> None:
+        stack = [body]
+        while stack:
+            n = stack.pop()
+            if n.type in ("assignment_expression", "compound_assignment_expr"):
+                left = n.child_by_field_name("left")
+                right = n.child_by_field_name("right")
+                if left is not None and left.type == "identifier" and right is not None:
+                    self._assigned.setdefault(node_text(left), []).append(right)
+            if n.type == "function_item":
+                continue
+            stack.extend(n.named_children)
+
+    # ----------------------------------------------------------------- dependence
+
+    def is_source(self, node: Node) -> bool:
+        """Does ``node`` contain a thread-index intrinsic or constant (thread_index.scm)?"""
+        return any(node.start_byte <= s and e <= node.end_byte for s, e in self._sources)
+
+    def binding(self, ident: Node) -> Binding | None:
+        """Binding of identifier node ``ident`` (see :func:`find_binding`)."""
+        return find_binding(node_text(ident), ident)
+
+    def binding_depends(self, b: Binding) -> bool:
+        """Is the value bound by ``b`` derived from the thread index?"""
+        key = (b.node.start_byte, b.node.end_byte, b.name)
+        if key in self._dep_memo:
+            return self._dep_memo[key]
+        self._dep_memo[key] = False  # cycle guard (`let i = i + 1;` refers to an outer i)
+        result = False
+        if b.kind == "param":
+            result = b.name in self._thread_params and b.node.parent is not None \
+                and b.node.parent.parent == self.fn
+        elif b.kind in ("let", "pattern") and b.node.type == "let_declaration":
+            if b.value is not None and self.depends(b.value):
+                result = True
+            elif b.mutable and any(self.depends(r) for r in self._assigned.get(b.name, [])):
+                result = True
+        self._dep_memo[key] = result
+        return result
+
+    def depends(self, expr: Node) -> bool:
+        """Does ``expr``'s value depend on the thread / block index (directly, or through
+        variables bound in this function)?"""
+        if self.is_source(expr):
+            return True
+        return bool(self.thread_vars(expr))
+
+    def thread_vars(self, expr: Node) -> list[tuple[Node, Binding]]:
+        """Identifiers in ``expr`` bound to thread-derived values, with their bindings."""
+        out = []
+        for ident in identifiers(expr):
+            b = self.binding(ident)
+            if b is not None and self.binding_depends(b):
+                out.append((ident, b))
+        return out
+
+    def roots(self, bindings: list[Binding]) -> set[str]:
+        """Names of ``bindings`` and of every thread-derived variable their values are
+        computed from (``let j = i * 2`` -> ``{"j", "i"}``), for guard checks."""
+        names: set[str] = set()
+        todo = list(bindings)
+        seen: set[tuple[int, int, str]] = set()
+        while todo:
+            b = todo.pop()
+            key = (b.node.start_byte, b.node.end_byte, b.name)
+            if key in seen:
+                continue
+            seen.add(key)
+            names.add(b.name)
+            values = [b.value] if b.value is not None else []
+            values += self._assigned.get(b.name, []) if b.mutable else []
+            for v in values:
+                todo.extend(bb for _, bb in self.thread_vars(v))
+        return names
+
+    # ----------------------------------------------------------------- uniformity
+
+    def uniform(self, expr: Node) -> bool:
+        """Is ``expr`` provably the same for every GPU thread? True for literals,
+        ``SCREAMING_CASE`` constants (``N``, ``Self::LEN``, ``u32::MAX``), immutable (or
+        never reassigned) ``let`` variables initialised with such values, the kernel's own
+        parameters when ``uniform_params``, and arithmetic / casts / parentheses of these.
+        Anything else (calls, memory reads, closure/loop variables) is not provable."""
+        if self.is_source(expr):
+            return False
+        t = expr.type
+        if t in _LITERALS:
+            return True
+        if t in _TRANSPARENT:
+            inner = strip(expr)
+            return inner is not expr and self.uniform(inner)
+        if t == "unary_expression":
+            op = expr.child(0)
+            operand = _first_named(expr)
+            return op is not None and op.type in ("-", "!") and operand is not None and self.uniform(operand)
+        if t == "binary_expression":
+            left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
+            return left is not None and right is not None and self.uniform(left) and self.uniform(right)
+        if t == "scoped_identifier":
+            name = expr.child_by_field_name("name")
+            return name is not None and is_constant_name(node_text(name))
+        if t == "identifier":
+            b = self.binding(expr)
+            if b is None:
+                return is_constant_name(node_text(expr))
+            return self._binding_uniform(b)
+        return False
+
+    def _binding_uniform(self, b: Binding) -> bool:
+        key = (b.node.start_byte, b.node.end_byte, b.name)
+        if key in self._uni_memo:
+            return self._uni_memo[key]
+        self._uni_memo[key] = False  # cycle guard
+        result = False
+        if b.kind == "let" and b.value is not None:
+            reassigned = b.mutable and b.name in self._assigned
+            result = not reassigned and self.uniform(b.value)
+        elif b.kind == "param":
+            own = b.node.parent is not None and b.node.parent.parent == self.fn
+            result = self.uniform_params and own and b.name not in self._thread_params
+        self._uni_memo[key] = result
+        return result
+
+
+# --------------------------------------------------------------------- bounds guards
+
+
+def mentions(expr: Node, names: set[str]) -> bool:
+    """Does ``expr`` use any identifier in ``names``?"""
+    return any(node_text(i) in names for i in identifiers(expr))
+
+
+def bounds(cond: Node, names: set[str], holds: bool) -> bool:
+    """Does knowing that ``cond`` is ``holds`` (true in the ``if`` branch, false in the
+    ``else`` branch or after ``if cond { return; }``) bound one of ``names`` from above?
+
+    ``i < n``, ``i <= n``, ``n > i``, ``n >= i``, ``i == k`` and ``(a..b).contains(&i)``
+    bound ``i`` when true; ``i >= n``, ``i > n``, ``n <= i``, ``n < i`` and ``i != k``
+    when false. ``&&``, ``||``, ``!`` and parentheses combine as in logic."""
+    cond = strip(cond) if cond.type == "parenthesized_expression" else cond
+    t = cond.type
+    if t == "let_chain":
+        parts = [c for c in named(cond)]
+        if holds:
+            return any(bounds(p, names, True) for p in parts)
+        return False
+    if t == "unary_expression":
+        op = cond.child(0)
+        operand = _first_named(cond)
+        if op is not None and op.type == "!" and operand is not None:
+            return bounds(operand, names, not holds)
+        return False
+    if t == "binary_expression":
+        op_node = cond.child_by_field_name("operator")
+        op = op_node.type if op_node is not None else ""
+        left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+        if left is None or right is None:
+            return False
+        if op == "&&":
+            if holds:
+                return bounds(left, names, True) or bounds(right, names, True)
+            return bounds(left, names, False) and bounds(right, names, False)
+        if op == "||":
+            if holds:
+                return bounds(left, names, True) and bounds(right, names, True)
+            return bounds(left, names, False) or bounds(right, names, False)
+        lm, rm = mentions(left, names), mentions(right, names)
+        if holds:
+            return (op in ("<", "<=") and lm) or (op in (">", ">=") and rm) or (op == "==" and (lm or rm))
+        return (op in (">=", ">") and lm) or (op in ("<=", "<") and rm) or (op == "!=" and (lm or rm))
+    if t == "call_expression" and holds:
+        fn = cond.child_by_field_name("function")
+        args = cond.child_by_field_name("arguments")
+        if fn is not None and fn.type == "field_expression" and args is not None:
+            field = fn.child_by_field_name("field")
+            if field is not None and node_text(field) == "contains":
+                return any(mentions(a, names) for a in named(args))
+    return False
+
+
+def diverges(block: Node | None) -> bool:
+    """Does ``block`` always leave the enclosing code: a top-level ``return``, ``break``,
+    ``continue``, or ``panic!`` / ``unreachable!`` statement?"""
+    if block is None:
+        return False
+    if block.type in ("return_expression", "break_expression", "continue_expression"):
+        return True
+    if block.type == "else_clause":
+        return any(diverges(c) for c in named(block))
+    if block.type != "block":
+        return False
+    for stmt in named(block):
+        inner = _first_named(stmt) if stmt.type == "expression_statement" else stmt
+        if inner is None:
+            continue
+        if inner.type in ("return_expression", "break_expression", "continue_expression"):
+            return True
+        if inner.type == "macro_invocation":
+            m = inner.child_by_field_name("macro")
+            if m is not None and node_text(m) in ("panic", "unreachable", "core::panic", "core::unreachable"):
+                return True
+    return False
+
+
+def exits_in(stmt: Node) -> list[Node]:
+    """``return`` / ``?`` expressions in ``stmt``, and ``break`` / ``continue`` not inside
+    a loop nested in ``stmt``; nested closures and functions are skipped."""
+    out = []
+    stack = [(stmt, False)]
+    while stack:
+        n, in_loop = stack.pop()
+        t = n.type
+        if t in _NESTED_FN:
+            continue
+        if t in ("return_expression", "try_expression"):
+            out.append(n)
+        elif t in ("break_expression", "continue_expression") and not in_loop:
+            out.append(n)
+        nested = in_loop or t in ("for_expression", "while_expression", "loop_expression")
+        stack.extend((c, nested) for c in n.named_children)
+    return out
