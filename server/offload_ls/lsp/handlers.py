@@ -1,0 +1,59 @@
+"""LSP method -> server method. Each handler is one line: the work lives on
+:class:`~offload_ls.lsp.server.OffloadLanguageServer` and the feature modules."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from offload_ls.lsp.server import OffloadLanguageServer
+
+
+def register(server: OffloadLanguageServer) -> None:
+    """Register every feature offload-ls implements on ``server``."""
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: OffloadLanguageServer, params: types.InitializeParams) -> None:
+        ls.set_init_options(params.initialization_options)
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(ls: OffloadLanguageServer, params: types.InitializedParams) -> None:
+        await ls.on_initialized()
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: OffloadLanguageServer, params: None) -> None:
+        ls.stop_background()
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: OffloadLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.did_open(params)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: OffloadLanguageServer, params: types.DidChangeTextDocumentParams) -> None:
+        ls.did_change(params)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
+    def did_save(ls: OffloadLanguageServer, params: types.DidSaveTextDocumentParams) -> None:
+        ls.did_save(params)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: OffloadLanguageServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.did_close(params)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: OffloadLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        return ls.hover(params)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
+                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+    def code_action(ls: OffloadLanguageServer, params: types.CodeActionParams):
+        return ls.code_action(params)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(ls: OffloadLanguageServer,
+                                       params: types.DidChangeConfigurationParams) -> None:
+        await ls.refresh_settings(params.settings)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(ls: OffloadLanguageServer,
+                                 params: types.DidChangeWatchedFilesParams) -> None:
+        ls.did_change_watched_files(params)

@@ -1,0 +1,530 @@
+"""The offload-ls language server: the pygls ``LanguageServer`` subclass holding all
+state, and :func:`serve_stdio`, the entry point used by ``offload-ls serve``, bare
+``offload-ls`` and ``python -m offload_ls.lsp``.
+
+State lives on :class:`OffloadLanguageServer` (pygls examples' pattern); handlers in
+:mod:`offload_ls.lsp.handlers` stay thin and call the methods here, which delegate the
+feature work to one module each (positions, documents, diagnostics, hover, code actions,
+config, workspace scan, watcher). All state is touched on the event loop's thread;
+analysis and file I/O run in a small thread pool and hand results back to the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import attrs
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
+
+from offload_ls import __version__
+from offload_ls.analysis.engine import FileAnalysis, analyze_tree
+from offload_ls.lsp.code_actions import code_actions
+from offload_ls.lsp.config import SECTION, CargoCache, merge_levels, parse_client_settings
+from offload_ls.lsp.diagnostics import publish_params, to_diagnostics
+from offload_ls.lsp.documents import Document, DocumentStore, is_rust_document, uri_path
+from offload_ls.lsp.hover import hover_at, to_hover
+from offload_ls.lsp.positions import choose_encoding, encoding_kind, to_offset, to_span
+from offload_ls.lsp.scheduler import Debouncer
+from offload_ls.lsp.watcher import WATCH_GLOBS, FolderWatcher
+from offload_ls.lsp.workspace_scan import (
+    DiskResult,
+    analyse_batch,
+    analyse_file,
+    batches,
+    skip_reason,
+    workspace_rust_files,
+)
+from offload_ls.settings import Settings
+from offload_ls.syntax.text import Encoding
+from offload_ls.workspace.files import is_ignored
+
+log = logging.getLogger(__name__)
+
+NAME = "offload-ls"
+_EMPTY = FileAnalysis((), (), ())
+#: How long to wait for the client to answer ``workspace/configuration`` (seconds).
+CONFIG_TIMEOUT_S = 10.0
+#: Watched-files registration id (for a later unregister).
+WATCHED_FILES_REGISTRATION_ID = "offload-ls-watched-files"
+
+
+class OffloadProtocol(LanguageServerProtocol):
+    """pygls' protocol with offload-ls's position-encoding preference.
+
+    pygls picks the first encoding in the client's list that it supports; offload-ls
+    prefers UTF-8 whenever the client offers it (no conversion: tree-sitter counts
+    bytes), then UTF-16, then UTF-32 (:func:`offload_ls.lsp.positions.choose_encoding`).
+    The choice is made here, before pygls builds its workspace and the
+    ``ServerCapabilities.positionEncoding`` it reports, so both agree with it.
+    """
+
+    _server: "OffloadLanguageServer"
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams):
+        caps = params.capabilities
+        general = caps.general or types.GeneralClientCapabilities()
+        encoding = choose_encoding(general.position_encodings)
+        self._server.encoding = encoding
+        narrowed = attrs.evolve(caps, general=attrs.evolve(
+            general, position_encodings=[encoding_kind(encoding)]))
+        result = yield from super().lsp_initialize(attrs.evolve(params, capabilities=narrowed))
+        self.client_capabilities = caps  # keep what the client really sent
+        return result
+
+
+class OffloadLanguageServer(LanguageServer):
+    """offload-ls: lints, hovers and quick fixes for Rust GPU kernels.
+
+    Attributes:
+        encoding: negotiated position encoding (``"utf-8"`` / ``"utf-16"`` / ``"utf-32"``).
+        documents: open documents (editor text). settings: current effective settings.
+        init_settings: from ``initializationOptions`` (base for pulled configuration).
+        cargo: Cargo.toml rule levels, cached per manifest.
+        disk_uris: files on disk whose diagnostics were published (URI -> path).
+        client_watches_files: the client registered our watched-files globs (no watchdog).
+    """
+
+    def __init__(self) -> None:
+        super().__init__(NAME, __version__, protocol_cls=OffloadProtocol,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.encoding: Encoding = "utf-16"
+        self.documents = DocumentStore()
+        self.init_settings = Settings()
+        self.settings = Settings()
+        self._init_problems: list[str] = []
+        self._shown_problems: tuple[str, ...] = ()
+        self.cargo = CargoCache(on_problem=lambda m: self.log(m, types.MessageType.Warning))
+        self.jobs = Debouncer()
+        self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="offload-ls-analysis")
+        self.disk_uris: dict[str, Path] = {}
+        self.watcher: FolderWatcher | None = None
+        self.client_watches_files = False
+        self._scan_task: asyncio.Task | None = None
+        self._skip_logged: dict[str, str] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
+
+    # ------------------------------------------------------------------ messaging
+
+    def _bind_loop(self) -> None:
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+            self._loop_thread = threading.get_ident()
+
+    def log(self, message: str, type_: types.MessageType = types.MessageType.Info) -> None:
+        """Send a ``window/logMessage`` line (safe to call from worker threads)."""
+        if self._loop is not None and threading.get_ident() != self._loop_thread:
+            self._loop.call_soon_threadsafe(self.log, message, type_)
+            return
+        log.info("%s", message)
+        self.window_log_message(types.LogMessageParams(type=type_, message=message))
+
+    def show(self, message: str, type_: types.MessageType = types.MessageType.Warning) -> None:
+        """Send a ``window/showMessage`` (a pop-up: use sparingly)."""
+        self.window_show_message(types.ShowMessageParams(type=type_, message=message))
+
+    def publish(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None = None) -> None:
+        self.text_document_publish_diagnostics(publish_params(uri, diagnostics, version))
+
+    # ------------------------------------------------------------------ workspace / levels
+
+    def workspace_roots(self) -> list[Path]:
+        """Workspace folder paths (the root URI if the client sent no folders)."""
+        try:
+            ws = self.workspace
+        except RuntimeError:
+            return []
+        uris = [f.uri for f in ws.folders.values()] or ([ws.root_uri] if ws.root_uri else [])
+        return [p for p in (uri_path(u) for u in uris) if p is not None]
+
+    def root_of(self, path: Path) -> Path | None:
+        """The innermost workspace folder containing ``path``, or ``None``."""
+        best = None
+        for root in self.workspace_roots():
+            if path == root or root in path.parents:
+                if best is None or len(root.parts) > len(best.parts):
+                    best = root
+        return best
+
+    def levels_for(self, path: Path | None) -> dict:
+        """Rule levels for a file: Cargo.toml metadata < editor settings (defaults are
+        filled in by the engine). Safe to call from worker threads."""
+        cargo = self.cargo.levels_for(path, self.root_of(path) if path else None)
+        return merge_levels(cargo, dict(self.settings.rules))
+
+    # ------------------------------------------------------------------ settings
+
+    def set_init_options(self, raw) -> None:
+        """Parse ``initializationOptions`` (problems are reported at ``initialized``)."""
+        self.init_settings, self._init_problems = parse_client_settings(raw)
+        self.settings = self.init_settings
+
+    def report_settings_problems(self, problems: list[str]) -> None:
+        """Each problem to ``window/logMessage``; one ``showMessage`` warning for a new set."""
+        for p in problems:
+            self.log(f"settings: {p}", types.MessageType.Warning)
+        if problems and tuple(problems) != self._shown_problems:
+            self._shown_problems = tuple(problems)
+            n = len(problems)
+            self.show(f"offload-ls: {n} problem{'s' if n != 1 else ''} in the settings were "
+                      f"ignored; see the offload-ls log for details")
+
+    def _client_supports(self, path: str) -> bool:
+        from pygls.capabilities import get_capability
+        return bool(get_capability(self.client_capabilities, path, False))
+
+    async def pull_settings(self, fallback=None) -> tuple[Settings, list[str]]:
+        """Settings from ``workspace/configuration`` (section ``offload-ls``) on top of the
+        ``initializationOptions``; ``fallback`` (a didChangeConfiguration payload) is used
+        when the client cannot be asked."""
+        if not self._client_supports("workspace.configuration"):
+            if fallback is None:
+                return self.settings, []
+            return parse_client_settings(fallback, self.init_settings)
+        try:
+            result = await asyncio.wait_for(
+                self.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section=SECTION)])),
+                CONFIG_TIMEOUT_S)
+        except Exception as exc:  # noqa: BLE001 - timeout or error reply: keep settings
+            self.log(f"workspace/configuration failed ({type(exc).__name__}: {exc}); "
+                     f"keeping the current settings", types.MessageType.Warning)
+            return self.settings, []
+        raw = result[0] if result else None
+        return parse_client_settings(raw, self.init_settings)
+
+    async def refresh_settings(self, fallback=None) -> None:
+        """Re-read the settings and re-analyse everything if they changed."""
+        new, problems = await self.pull_settings(fallback)
+        self.report_settings_problems(problems)
+        old, self.settings = self.settings, new
+        if new != old:
+            await self.reanalyse_all(scan_changed=new.scanWorkspace != old.scanWorkspace)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def on_initialized(self) -> None:
+        self._bind_loop()
+        self.report_settings_problems(self._init_problems)
+        new, problems = await self.pull_settings()
+        self.report_settings_problems(problems)
+        if new != self.settings:
+            self.settings = new
+            self.reanalyse_open_documents()
+        await self.register_watched_files()
+        if self.settings.scanWorkspace:
+            await self.start_watching()
+            self.start_scan()
+
+    async def register_watched_files(self) -> None:
+        """Ask the client to watch ``**/*.rs`` and ``**/Cargo.toml`` for us, if it can
+        register ``workspace/didChangeWatchedFiles`` dynamically."""
+        if not self._client_supports("workspace.did_change_watched_files.dynamic_registration"):
+            return
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=g) for g in WATCH_GLOBS])
+        params = types.RegistrationParams(registrations=[types.Registration(
+            id=WATCHED_FILES_REGISTRATION_ID, method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=options)])
+        try:
+            await asyncio.wait_for(self.client_register_capability_async(params), CONFIG_TIMEOUT_S)
+        except Exception as exc:  # noqa: BLE001 - fall back to our own watcher
+            self.log(f"client/registerCapability for watched files failed ({exc}); "
+                     f"watching files with watchdog instead", types.MessageType.Warning)
+            return
+        self.client_watches_files = True
+
+    async def start_watching(self) -> None:
+        """Start the watchdog observer unless the client watches files for us."""
+        if self.client_watches_files or self.watcher is not None:
+            return
+        roots = self.workspace_roots()
+        if not roots:
+            return
+        watcher = FolderWatcher(roots, asyncio.get_running_loop(), self.on_file_event)
+        self.watcher = watcher
+        try:
+            await asyncio.get_running_loop().run_in_executor(self.pool, watcher.start)
+        except Exception as exc:  # noqa: BLE001 - e.g. inotify watch limit reached
+            self.watcher = None
+            self.log(f"cannot watch the workspace for changes ({type(exc).__name__}: {exc}); "
+                     f"files changed outside the editor are not re-analysed", types.MessageType.Warning)
+            return
+        for root in watcher.roots:
+            self.log(f"watching {root} for changes to .rs and Cargo.toml files")
+
+    def stop_background(self) -> None:
+        """Stop the watcher, pending jobs and the scan (``shutdown``)."""
+        if self.watcher is not None:
+            self.watcher.stop()
+            self.watcher = None
+        self.jobs.cancel_all()
+        if self._scan_task is not None:
+            self._scan_task.cancel()
+            self._scan_task = None
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+    # ------------------------------------------------------------------ open documents
+
+    def _screen(self, key: str, label: str, source: bytes) -> bool:
+        """False (and one log line per new reason) if the text must not be analysed."""
+        reason = skip_reason(label, source, self.settings.maxFileBytes)
+        if reason is None:
+            self._skip_logged.pop(key, None)
+            return True
+        if self._skip_logged.get(key) != reason:
+            self._skip_logged[key] = reason
+            self.log(reason, types.MessageType.Warning)
+        return False
+
+    def _analyse(self, source: bytes, tree, levels: dict) -> FileAnalysis:
+        try:
+            return analyze_tree(source, tree.root_node, levels)
+        except Exception:  # noqa: BLE001 - never crash a handler on odd input
+            log.exception("analysis failed")
+            return _EMPTY
+
+    def analysis_for(self, doc: Document) -> FileAnalysis:
+        """The analysis of the document's current text (computed now, on the loop thread,
+        if the debounced one has not run yet). Used by hover and code actions."""
+        current = doc.current_analysis()
+        if current is not None:
+            return current
+        if not self._screen(doc.uri, doc.path and str(doc.path) or doc.uri, doc.source):
+            analysis = _EMPTY
+        else:
+            analysis = self._analyse(doc.source, doc.parsed.tree, self.levels_for(doc.path))
+        doc.analysis, doc.analysed_version = analysis, doc.parsed.version
+        return analysis
+
+    def schedule_document(self, uri: str, delay_s: float | None = None) -> None:
+        """(Re-)analyse an open document after the debounce delay; a newer call for the
+        same URI cancels this one."""
+        if delay_s is None:
+            delay_s = self.settings.debounceMs / 1000.0
+        self.jobs.schedule(uri, delay_s, lambda: self._analyse_document(uri))
+
+    async def _analyse_document(self, uri: str) -> None:
+        doc = self.documents.get(uri)
+        if doc is None:
+            return
+        version = doc.parsed.version
+        if not self._screen(uri, doc.path and str(doc.path) or uri, doc.source):
+            doc.analysis, doc.analysed_version = _EMPTY, version
+            self.publish(uri, [], doc.version)
+            return
+        analysis = doc.current_analysis()
+        if analysis is None:
+            source, tree = doc.source, doc.parsed.tree.copy()
+            levels = self.levels_for(doc.path)
+            analysis = await asyncio.get_running_loop().run_in_executor(
+                self.pool, self._analyse, source, tree, levels)
+            if self.documents.get(uri) is not doc or doc.parsed.version != version:
+                return  # changed meanwhile: the newer job publishes
+            doc.analysis, doc.analysed_version = analysis, version
+        self.publish(uri, to_diagnostics(analysis.findings, doc.line_index, self.encoding, uri), doc.version)
+
+    def reanalyse_open_documents(self) -> None:
+        for doc in self.documents:
+            doc.analysed_version = -1
+            self.schedule_document(doc.uri, 0)
+
+    def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
+        td = params.text_document
+        if not is_rust_document(td.uri, td.language_id):
+            return
+        self._bind_loop()
+        self.documents.open(td.uri, td.text, td.version)
+        self.disk_uris.pop(td.uri, None)
+        self.schedule_document(td.uri, 0)
+
+    def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
+        td = params.text_document
+        if self.documents.change(td.uri, td.version, params.content_changes, self.encoding) is not None:
+            self.schedule_document(td.uri)
+
+    def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        path = uri_path(uri)
+        if path is not None and path.name == "Cargo.toml":
+            self.on_file_event(path, False)
+        elif uri in self.documents:
+            self.schedule_document(uri, 0)
+
+    def did_close(self, params: types.DidCloseTextDocumentParams) -> None:
+        """Forget the editor's text. A workspace file still on disk goes back to its disk
+        diagnostics (when scanning); any other document's diagnostics are cleared."""
+        uri = params.text_document.uri
+        self.jobs.cancel(uri)
+        doc = self.documents.close(uri)
+        self._skip_logged.pop(uri, None)
+        if doc is None:
+            return
+        path = doc.path
+        root = self.root_of(path) if path is not None else None
+        if (self.settings.scanWorkspace and root is not None and path.suffix == ".rs"
+                and path.is_file() and not is_ignored(path, root)):
+            self.schedule_disk(path, uri, 0)
+        else:
+            self.publish(uri, [], None)
+
+    # ------------------------------------------------------------------ hover / code actions
+
+    def hover(self, params: types.HoverParams) -> types.Hover | None:
+        doc = self.documents.get(params.text_document.uri)
+        if doc is None:
+            return None
+        analysis = self.analysis_for(doc)
+        offset = to_offset(doc.line_index, params.position, self.encoding)
+        found = hover_at(analysis, doc.source, offset)
+        if found is None:
+            return None
+        formats = self._capability("text_document.hover.content_format", None)
+        markdown_ok = not formats or types.MarkupKind.Markdown in formats
+        return to_hover(found[0], found[1], doc.line_index, self.encoding, markdown_ok)
+
+    def code_action(self, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        uri = params.text_document.uri
+        doc = self.documents.get(uri)
+        if doc is None:
+            return None
+        analysis = self.analysis_for(doc)
+        wanted = to_span(doc.line_index, params.range, self.encoding)
+        return code_actions(analysis, uri, doc.line_index, self.encoding, wanted,
+                            params.context.only if params.context else None)
+
+    def _capability(self, path: str, default):
+        from pygls.capabilities import get_capability
+        return get_capability(self.client_capabilities, path, default)
+
+    # ------------------------------------------------------------------ files on disk
+
+    def schedule_disk(self, path: Path, uri: str | None = None, delay_s: float | None = None) -> None:
+        """(Re-)analyse a file from disk (not open in the editor) after ``delay_s``."""
+        uri = uri or path.as_uri()
+        if delay_s is None:
+            delay_s = self.settings.debounceMs / 1000.0
+        self.jobs.schedule(uri, delay_s, lambda: self._analyse_disk(path, uri))
+
+    async def _analyse_disk(self, path: Path, uri: str) -> None:
+        if self.documents.by_path(path) is not None:
+            return  # the editor's text wins
+        result = await asyncio.get_running_loop().run_in_executor(
+            self.pool, analyse_file, path, self.settings.maxFileBytes, self.levels_for(path))
+        self.publish_disk_result(result, uri)
+
+    def publish_disk_result(self, result: DiskResult, uri: str | None = None) -> None:
+        """Log a disk file's messages and publish its diagnostics (unless it is open)."""
+        if self.documents.by_path(result.path) is not None:
+            return
+        uri = uri or result.path.as_uri()
+        for m in result.messages:
+            self.log(m, types.MessageType.Warning)
+        if result.analysis is None or result.index is None:
+            if self.disk_uris.pop(uri, None) is not None:
+                self.publish(uri, [], None)
+            return
+        self.disk_uris[uri] = result.path
+        self.publish(uri, to_diagnostics(result.analysis.findings, result.index, self.encoding, uri), None)
+
+    def start_scan(self) -> None:
+        """(Re)start the background scan of every workspace ``.rs`` file."""
+        if self._scan_task is not None:
+            self._scan_task.cancel()
+        self._scan_task = asyncio.get_running_loop().create_task(self._scan())
+
+    async def _scan(self) -> None:
+        loop = asyncio.get_running_loop()
+        roots = self.workspace_roots()
+        try:
+            paths = await loop.run_in_executor(self.pool, workspace_rust_files, roots)
+            analysed = skipped = 0
+            for batch in batches(paths):
+                todo = [p for p in batch if self.documents.by_path(p) is None]
+                results = await loop.run_in_executor(
+                    self.pool, analyse_batch, todo, self.settings.maxFileBytes, self.levels_for)
+                for r in results:
+                    if r.analysis is None:
+                        skipped += 1
+                    else:
+                        analysed += 1
+                    self.publish_disk_result(r)
+                await asyncio.sleep(0)  # let queued requests run between batches
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            log.exception("workspace scan failed")
+            self.log(f"workspace scan failed: {type(exc).__name__}: {exc}", types.MessageType.Error)
+            return
+        self.log(f"workspace scan: {analysed} files analysed, {skipped} not analysed")
+
+    def on_file_event(self, path: Path, deleted: bool) -> None:
+        """A watched file was created/changed (``deleted=False``) or deleted, as seen by
+        watchdog or reported by the client. Runs on the loop thread."""
+        if path.name == "Cargo.toml":
+            self.cargo.invalidate()
+            self.jobs.schedule("\0cargo", self.settings.debounceMs / 1000.0, self.reanalyse_all)
+            return
+        if path.suffix != ".rs" or self.documents.by_path(path) is not None:
+            return  # open in the editor: the editor's text wins
+        uri = path.as_uri()
+        if deleted:
+            self.jobs.cancel(uri)
+            self.disk_uris.pop(uri, None)
+            self.publish(uri, [], None)
+            return
+        root = self.root_of(path)
+        if self.settings.scanWorkspace and root is not None and not is_ignored(path, root):
+            self.schedule_disk(path, uri)
+
+    def did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            path = uri_path(change.uri)
+            if path is not None:
+                self.on_file_event(path, change.type == types.FileChangeType.Deleted)
+
+    async def reanalyse_all(self, scan_changed: bool = False) -> None:
+        """After a settings or Cargo.toml change: every open document, and the workspace
+        files (rescanned, or cleared if scanning was turned off)."""
+        self.reanalyse_open_documents()
+        if self.settings.scanWorkspace:
+            if scan_changed:
+                await self.start_watching()
+            self.start_scan()
+        elif scan_changed:
+            if self._scan_task is not None:
+                self._scan_task.cancel()
+            if self.watcher is not None:
+                self.watcher.stop()
+                self.watcher = None
+            for uri in list(self.disk_uris):
+                self.jobs.cancel(uri)
+                self.publish(uri, [], None)
+            self.disk_uris.clear()
+
+
+def create_server() -> OffloadLanguageServer:
+    """A new server with every feature registered (see :mod:`offload_ls.lsp.handlers`)."""
+    from offload_ls.lsp.handlers import register
+
+    server = OffloadLanguageServer()
+    register(server)
+    return server
+
+
+def serve_stdio() -> None:
+    """Run the language server over stdin/stdout until the client sends ``exit``.
+
+    Python logging goes to stderr (stdout carries the protocol)."""
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+                        format="offload-ls %(levelname)s %(name)s: %(message)s")
+    create_server().start_io()

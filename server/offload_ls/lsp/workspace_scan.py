@@ -1,0 +1,132 @@
+"""Analysing files on disk: the workspace scan at ``initialized`` and single files the
+watcher reports.
+
+Bad input never stops the scan (issue: "Bad input never crashes the server"): each file
+is screened first and a skipped or degraded file produces exactly one log line —
+
+- unreadable (vanished, permissions): ``<path>: cannot read: <reason>; not analysed``;
+- larger than ``maxFileBytes``: the :class:`~offload_ls.workspace.files.FileTooLarge`
+  message (``... bytes, above the ...-byte limit (setting maxFileBytes); not analysed``);
+- a NUL byte in the first 8 KiB (:func:`~offload_ls.workspace.files.looks_binary`):
+  ``<path>: binary file (NUL byte at offset N); not analysed``;
+- invalid UTF-8: ``<path>: invalid UTF-8 at byte offset N; analysed with U+FFFD in its
+  place`` (tree-sitter parses the bytes as they are, so findings still come out).
+
+The functions here run in worker threads: they do file I/O and call the (pure) analysis,
+and return plain results that the event-loop thread turns into notifications.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from offload_ls.analysis.engine import FileAnalysis, analyze_source
+from offload_ls.analysis.model import Level
+from offload_ls.syntax.text import LineIndex
+from offload_ls.workspace.files import FileTooLarge, is_ignored, looks_binary, read_source, rust_files
+
+#: Files analysed per worker-thread job during a workspace scan; between batches the
+#: event loop publishes results and answers requests.
+BATCH_SIZE = 16
+
+
+@dataclass
+class DiskResult:
+    """The outcome for one file on disk.
+
+    Attributes:
+        path: the file. analysis / index: the findings and the file's LineIndex (``None``
+        when the file was not analysed). messages: log lines for the client.
+    """
+
+    path: Path
+    analysis: FileAnalysis | None = None
+    index: LineIndex | None = None
+    messages: list[str] = field(default_factory=list)
+
+
+def skip_reason(label: str, source: bytes, max_bytes: int) -> str | None:
+    """Why ``source`` (the text of ``label``, a path or URI) must not be analysed, as a
+    log line, or ``None`` if it can be."""
+    if len(source) > max_bytes:
+        return (f"{label}: {len(source)} bytes, above the {max_bytes}-byte limit "
+                f"(setting maxFileBytes); not analysed")
+    if looks_binary(source):
+        nul = source.index(b"\0")
+        return f"{label}: binary file (NUL byte at offset {nul}); not analysed"
+    return None
+
+
+def invalid_utf8_note(label: str, source: bytes) -> str | None:
+    """A log line if ``source`` is not valid UTF-8, else ``None``."""
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"{label}: invalid UTF-8 at byte offset {exc.start}; analysed with U+FFFD in its place"
+    return None
+
+
+def analyse_file(path: Path, max_bytes: int, levels: dict[str, Level]) -> DiskResult:
+    """Read, screen and analyse one file. Never raises (a crash in the analysis is
+    reported as a log line)."""
+    result = DiskResult(path)
+    try:
+        source = read_source(path, max_bytes)
+    except FileTooLarge as exc:
+        result.messages.append(str(exc))
+        return result
+    except OSError as exc:
+        result.messages.append(f"{path}: cannot read: {exc.strerror or exc}; not analysed")
+        return result
+    reason = skip_reason(str(path), source, max_bytes)
+    if reason is not None:
+        result.messages.append(reason)
+        return result
+    note = invalid_utf8_note(str(path), source)
+    if note is not None:
+        result.messages.append(note)
+    try:
+        result.analysis = analyze_source(source, levels)
+    except Exception as exc:  # noqa: BLE001 - one bad file must not stop the scan
+        result.messages.append(f"{path}: analysis failed ({type(exc).__name__}: {exc}); not analysed")
+        return result
+    result.index = LineIndex(source)
+    return result
+
+
+def analyse_batch(paths: Iterable[Path], max_bytes: int,
+                  levels_for: Callable[[Path], dict[str, Level]]) -> list[DiskResult]:
+    """:func:`analyse_file` for each path (run in a worker thread)."""
+    out = []
+    for p in paths:
+        try:
+            levels = levels_for(p)
+        except Exception:  # noqa: BLE001 - a broken Cargo.toml reader: use defaults
+            levels = {}
+        out.append(analyse_file(p, max_bytes, levels))
+    return out
+
+
+def workspace_rust_files(roots: Iterable[Path]) -> list[Path]:
+    """Every ``.rs`` file under the workspace folders, skipping ``target/`` and the other
+    :data:`~offload_ls.workspace.files.SKIP_DIRS`, and symlinks that lead out of their
+    folder (run in a worker thread: it walks the file system)."""
+    seen: set[Path] = set()
+    out = []
+    for root in roots:
+        if not root.is_dir():
+            continue
+        for p in rust_files(root):
+            if p in seen or is_ignored(p, root):
+                continue
+            seen.add(p)
+            out.append(p)
+    return out
+
+
+def batches(items: list, size: int = BATCH_SIZE):
+    """Consecutive slices of ``items`` of at most ``size`` elements."""
+    for i in range(0, len(items), size):
+        yield items[i:i + size]
