@@ -1,0 +1,106 @@
+"""Run a :class:`~offload_ls.toolchain.plan.Plan` and collect what the compiler said.
+
+Async (the language server awaits it while still answering requests); the CLI wraps it in
+``asyncio.run``. Knows nothing of LSP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from offload_ls.toolchain.diagnostics import CompilerDiagnostic, merge, parse_cargo_output
+from offload_ls.toolchain.plan import Pass, Plan
+from offload_ls.toolchain.process import CancelToken, Completed, run_async
+from offload_ls.toolchain.transfer_plan import KernelTransfers, parse_ir_file
+
+
+@dataclass
+class PassResult:
+    """One pass's process result (``skipped`` when an earlier pass had errors)."""
+
+    name: str
+    label: str
+    completed: Completed | None
+    skipped: bool = False
+
+
+@dataclass
+class CheckResult:
+    """Everything one run of a plan produced.
+
+    Attributes:
+        diagnostics: merged across passes (one per message and place).
+        transfers: kernel name -> transfer plan read from the host IR (empty if that pass
+            did not run or failed).
+        cancelled: a newer request (or the user) stopped the run; its results are partial
+            and must not replace earlier ones.
+    """
+
+    diagnostics: list[CompilerDiagnostic] = field(default_factory=list)
+    transfers: dict[str, KernelTransfers] = field(default_factory=dict)
+    passes: list[PassResult] = field(default_factory=list)
+    cancelled: bool = False
+
+    @property
+    def seconds(self) -> float:
+        return sum(p.completed.seconds for p in self.passes if p.completed)
+
+
+def _failure_diagnostic(p: Pass, done: Completed, had_json_errors: bool) -> CompilerDiagnostic | None:
+    if done.error:
+        return CompilerDiagnostic([p.label], "error", f"{p.label} pass could not start: {done.error}", None)
+    if done.timed_out:
+        return CompilerDiagnostic([p.label], "error",
+                                  f"{p.label} pass timed out after {p.timeout:.0f} s and was stopped", None)
+    if done.returncode not in (0, None) and not had_json_errors:
+        lines = [l for l in done.stderr.splitlines() if l.strip()]
+        first = next((l for l in lines if l.lstrip().startswith("error")), lines[-1] if lines else "")
+        return CompilerDiagnostic([p.label], "error",
+                                  f"{p.label} pass failed (exit status {done.returncode}): {first.strip()}", None)
+    return None
+
+
+async def run_plan(plan: Plan, cancel: CancelToken | None = None,
+                   on_pass: Callable[[int, int, Pass], None] | None = None,
+                   on_line: Callable[[Pass, str], None] | None = None) -> CheckResult:
+    """Run the plan's passes in order.
+
+    Args:
+        cancel: stops the running pass (its process group is killed) and the rest.
+        on_pass: ``(index, count, pass)`` before each pass starts (for ``$/progress``).
+        on_line: each stderr line of a pass (cargo's human-readable progress).
+    """
+    result = CheckResult()
+    all_diags: list[CompilerDiagnostic] = []
+    errors_so_far = False
+    for i, p in enumerate(plan.passes):
+        if cancel is not None and cancel.cancelled:
+            result.cancelled = True
+            break
+        if p.needs_clean and errors_so_far:
+            result.passes.append(PassResult(p.name, p.label, None, skipped=True))
+            continue
+        if on_pass is not None:
+            on_pass(i, len(plan.passes), p)
+        done = await run_async(p.argv, timeout=p.timeout, cwd=p.cwd, env=p.env, cancel=cancel,
+                               on_stderr_line=(lambda line, p=p: on_line(p, line)) if on_line else None)
+        result.passes.append(PassResult(p.name, p.label, done))
+        if done.cancelled:
+            result.cancelled = True
+            break
+        diags = parse_cargo_output(done.stdout, done.stderr, p.label, plan.crate.root) if p.json else []
+        had_errors = any(d.level in ("error", "ice") for d in diags)
+        failure = _failure_diagnostic(p, done, had_errors)
+        if failure is not None:
+            diags.append(failure)
+        errors_so_far = errors_so_far or had_errors or failure is not None
+        all_diags += diags
+        if p.name == "host-ir" and done.ok and p.emits:
+            try:
+                result.transfers = parse_ir_file(p.emits[0])
+            except OSError as exc:
+                all_diags.append(CompilerDiagnostic([p.label], "warning",
+                                                    f"could not read the host IR for the transfer plan: {exc}", None))
+    result.diagnostics = merge(all_diags)
+    return result

@@ -1,0 +1,82 @@
+"""A cargo package as the pipeline sees it: manifest, workspace root, target dir, target.
+
+Read with ``cargo metadata --no-deps --offline`` (no build scripts run, but it is still a
+cargo process: callers only use this for trusted workspaces).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from offload_ls.toolchain.process import run
+
+METADATA_TIMEOUT = 60.0  # seconds
+
+
+class CrateError(Exception):
+    """The manifest cannot be read by cargo (its message says why)."""
+
+
+@dataclass(frozen=True)
+class Crate:
+    """One package.
+
+    Attributes:
+        manifest: absolute Cargo.toml path. name: package name. root: cargo workspace root
+        (``file_name`` of diagnostics is relative to it). target_dir: cargo's target
+        directory; offload-ls writes only below ``target_dir/offload-ls``.
+        bin: the binary target passes build (``None``: the library). kinds: target kinds.
+    """
+
+    manifest: Path
+    name: str
+    root: Path
+    target_dir: Path
+    bin: str | None
+    lib: bool
+
+    @property
+    def out_dir(self) -> Path:
+        return self.target_dir / "offload-ls"
+
+
+def load_crate(manifest: Path, cargo: str, bin_name: str | None = None, env: dict | None = None) -> Crate:
+    """Describe the package of ``manifest``.
+
+    Args:
+        bin_name: binary to build; default: the package's only binary, else its library,
+            else its first binary.
+
+    Raises:
+        CrateError: cargo failed (bad Cargo.toml, missing cargo) — message is cargo's own
+            first error line — or the requested binary does not exist.
+    """
+    res = run([cargo, "metadata", "--no-deps", "--format-version", "1", "--offline",
+               "--manifest-path", str(manifest)], timeout=METADATA_TIMEOUT, env=env, cwd=manifest.parent)
+    if not res.ok:
+        reason = res.error or ("timed out" if res.timed_out else _first_error(res.stderr))
+        raise CrateError(f"{manifest}: cargo metadata failed: {reason}")
+    try:
+        meta = json.loads(res.stdout)
+    except ValueError as exc:
+        raise CrateError(f"{manifest}: cargo metadata printed invalid JSON: {exc}") from exc
+    manifest = manifest.resolve()
+    pkg = next((p for p in meta.get("packages", []) if Path(p["manifest_path"]).resolve() == manifest), None)
+    if pkg is None:
+        raise CrateError(f"{manifest}: a virtual workspace manifest; open or pass a member crate's Cargo.toml")
+    bins = [t["name"] for t in pkg["targets"] if "bin" in t["kind"]]
+    has_lib = any(k in ("lib", "rlib", "cdylib", "staticlib") for t in pkg["targets"] for k in t["kind"])
+    if bin_name is not None and bin_name not in bins:
+        raise CrateError(f"{manifest}: no binary named `{bin_name}` (binaries: {', '.join(bins) or 'none'})")
+    chosen = bin_name or (bins[0] if len(bins) == 1 or not has_lib and bins else None)
+    return Crate(manifest=manifest, name=pkg["name"], root=Path(meta["workspace_root"]),
+                 target_dir=Path(meta["target_directory"]), bin=chosen, lib=has_lib)
+
+
+def _first_error(stderr: str) -> str:
+    for line in stderr.splitlines():
+        if line.startswith("error"):
+            return line.split(":", 1)[-1].strip() if line.startswith("error:") else line
+    return stderr.strip().splitlines()[0] if stderr.strip() else "unknown error"

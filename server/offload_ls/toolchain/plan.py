@@ -1,0 +1,125 @@
+"""The offload pipeline as data: each pass is an argv list, environment, working
+directory, timeout and the files it emits. The same plan serves check-on-save, ``check
+--compile``, ``build``, tests and docs.
+
+Commands follow shared/offload-recipe/NOTES.md ("Pipeline without native support"),
+measured with Debian's rustc 1.96 and LLVM 22.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from offload_ls.toolchain import facts
+from offload_ls.toolchain.crate import Crate
+from offload_ls.toolchain.doctor import NATIVE, DoctorReport
+
+DEFAULT_TIMEOUTS = {"check": 300.0, "ir": 600.0, "build": 900.0, "tool": 120.0}
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One step of the pipeline.
+
+    Attributes:
+        name: ``device``, ``host``, ``host-ir``... label: what diagnostics say
+            (``device nvptx64 sm_90``, ``host``). json: stdout is cargo JSON.
+        emits: files the pass writes (absolute paths).
+        needs_clean: skip when an earlier pass reported an error.
+    """
+
+    name: str
+    label: str
+    argv: tuple[str, ...]
+    env: dict[str, str]
+    cwd: Path
+    timeout: float
+    emits: tuple[Path, ...] = ()
+    json: bool = True
+    needs_clean: bool = False
+
+
+@dataclass
+class Plan:
+    """Passes in order, plus what the plan is for."""
+
+    crate: Crate
+    pipeline: str
+    passes: list[Pass] = field(default_factory=list)
+
+    @property
+    def ir_path(self) -> Path:
+        return self.crate.out_dir / "host.ll"
+
+
+def _target_args(crate: Crate) -> list[str]:
+    return ["--bin", crate.bin] if crate.bin else (["--lib"] if crate.lib else [])
+
+
+def _base_env(report: DoctorReport) -> dict[str, str]:
+    tc = report.toolchain
+    env = {"RUSTC_BOOTSTRAP": "1", "CARGO_TERM_COLOR": "never"}
+    if tc is not None:
+        env["RUSTC"] = tc.rustc  # so cargo does not pick a rustup shim (NOTES.md)
+    return env
+
+
+def device_cargo_config(report: DoctorReport) -> list[str]:
+    """``--config`` arguments for ``-Zbuild-std=core``: crates.io replaced by the crates
+    vendored in rust-src (offline), as NOTES.md describes."""
+    tc = report.toolchain
+    if tc is None or tc.vendor_dir is None or tc.gpu_std.get(report.target) != "build-std":
+        return []
+    return ["--config", 'source.crates-io.replace-with="offload-ls-std-vendor"',
+            "--config", f'source.offload-ls-std-vendor.directory="{tc.vendor_dir}"',
+            "--config", "net.offline=true"]
+
+
+def device_pass_label(report: DoctorReport) -> str:
+    return f"device {report.target.split('-')[0]} {report.arch}"
+
+
+def check_plan(crate: Crate, report: DoctorReport, timeouts: dict[str, float] | None = None,
+               transfer_plan: bool = True) -> Plan:
+    """Passes for check-on-save: device pass (type-check for the GPU target), host pass
+    (type-check), and, when ``transfer_plan``, a host pass that emits LLVM IR with the
+    offload map types (``-Zoffload=Test``, fat LTO — slower: run after the checks)."""
+    t = {**DEFAULT_TIMEOUTS, **(timeouts or {})}
+    tc = report.toolchain
+    plan = Plan(crate, report.pipeline)
+    if tc is None or tc.cargo is None:
+        return plan
+    env = _base_env(report)
+    manifest = ["--manifest-path", str(crate.manifest)]
+    out = crate.out_dir
+    if report.pipeline != "host-only":
+        std = tc.gpu_std.get(report.target)
+        build_std = ["-Zbuild-std=core"] if std == "build-std" else []
+        plan.passes.append(Pass(
+            name="device", label=device_pass_label(report),
+            argv=(tc.cargo, *device_cargo_config(report), "rustc", "--profile", "check",
+                  "--message-format=json", *manifest, *_target_args(crate), "--target", report.target,
+                  *build_std, "--target-dir", str(out / "device"), "--", "--cfg", facts.DEVICE_CFG),
+            env=env, cwd=crate.manifest.parent, timeout=t["check"]))
+    plan.passes.append(Pass(
+        name="host", label="host",
+        argv=(tc.cargo, "rustc", "--profile", "check", "--message-format=json", *manifest,
+              *_target_args(crate), "--target-dir", str(out / "host"), "--",
+              *(["-Zoffload=Test", "-Zunstable-options"] if tc.supports_test_mode else [])),
+        env=env, cwd=crate.manifest.parent, timeout=t["check"]))
+    if transfer_plan and report.pipeline != "host-only" and tc.supports_test_mode and crate.bin:
+        true = shutil.which("true") or "/bin/true"
+        mode = "-Zoffload=Test"
+        plan.passes.append(Pass(
+            name="host-ir", label="host",
+            argv=(tc.cargo, "--config", 'profile.dev.lto="fat"', "--config", 'profile.dev.panic="abort"',
+                  "rustc", "--message-format=json", *manifest, *_target_args(crate),
+                  "--target-dir", str(out / "host-ir"), "--", mode, "-Zunstable-options",
+                  f"-Clinker={true}", f"--emit=llvm-ir={plan.ir_path}"),
+            env=env, cwd=crate.manifest.parent, timeout=t["ir"], emits=(plan.ir_path,),
+            needs_clean=True))
+    if report.pipeline == NATIVE:
+        pass  # checks are the same; native codegen only matters for `build`
+    return plan
