@@ -1,6 +1,183 @@
-"""host_only_api_in_kernel: placeholder, being written."""
+"""host_only_api_in_kernel: device code uses an API that only exists with ``std`` / ``alloc``.
 
-from offload_ls.analysis.model import Level
+The device pass builds with ``core`` only (``-Zbuild-std=core``; shared/offload-recipe/
+NOTES.md, "Pipeline without native support"): there is no allocator and no I/O on the GPU,
+so ``std::`` / ``alloc::`` paths, printing macros (``println!``, ``print!``, ``eprintln!``,
+``eprint!``, ``dbg!``), allocating macros (``format!``, ``vec!``), heap-owning types
+(``Vec``, ``Box``, ``String``, ``Rc``, ``Arc``, ``HashMap`` ...) and allocating conversions
+(``.to_string()``, ``.to_vec()``, ``.to_owned()``) fail to build for the GPU (the error shows
+up only in the device pass).
+
+Not reported: ``panic!``, ``assert!``, ``unreachable!``, ``write!`` into a
+``core::fmt::Write`` — they are in ``core`` (a ``#![no_std]`` device crate provides the
+``#[panic_handler]``). Host functions of the same file are never reported. Rust-CUDA kernels
+(``#[kernel]``) are only checked for ``std::`` paths: ``cuda_std`` provides ``println!``
+(CUDA ``vprintf``) and can provide a global allocator (device ``malloc``). A helper that is
+not itself a kernel counts as Rust-CUDA when every kernel of the file is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tree_sitter import Node
+
+from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.device_code import DeviceFn
+from offload_ls.analysis.model import Ecosystem, Finding, Level, Span
 from offload_ls.analysis.rules import Rule
+from offload_ls.syntax.parse import node_text
+from offload_ls.syntax.queries import captures
 
-RULE = Rule(name="host_only_api_in_kernel", default_level=Level.WARN, summary="TODO", check=lambda ctx: ())
+NAME = "host_only_api_in_kernel"
+
+PRINT_MACROS = frozenset({"println", "print", "eprintln", "eprint", "dbg"})
+ALLOC_MACROS = frozenset({"format", "vec"})
+HEAP_TYPES = frozenset({"Vec", "Box", "String", "Rc", "Arc", "HashMap", "HashSet", "BTreeMap",
+                        "BTreeSet", "VecDeque"})
+
+_PATHLIKE = {"scoped_identifier", "scoped_type_identifier", "scoped_use_list", "generic_type",
+             "generic_function"}
+
+_CORE_ONLY = "the device pass builds with `core` only (`-Zbuild-std=core`)"
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    device = ctx.device_fns
+    if not device:
+        return
+    caps = captures("host_only_api", ctx.root)
+    defined = {node_text(n) for n in caps.get("defined", [])}
+    candidates: list[tuple[int, int, Node, str]] = []  # (start, end, node, how)
+    for n in caps.get("root", []):
+        top = _outermost(n)
+        candidates.append((*_range(top), top, "path"))
+    for n in caps.get("macro", []):
+        if node_text(n) not in defined:
+            candidates.append((*_range(n), n, "macro"))
+    for n in caps.get("type", []):
+        if node_text(n) not in defined:
+            top = _outermost(n)
+            candidates.append((*_range(top), top, "type"))
+    for n in caps.get("method", []):
+        candidates.append((n.start_byte, n.end_byte, n, "method"))
+    candidates.sort(key=lambda c: (c[0], -c[1]))
+
+    all_cuda = bool(ctx.kernels) and all(k.ecosystem is Ecosystem.CUDA for k in ctx.kernels)
+    kept_end = -1
+    for start, end, node, how in candidates:
+        if end <= kept_end:
+            continue  # inside a path already reported (`Vec` in `std::vec::Vec`)
+        dfn = _device_fn_at(device, start, end)
+        if dfn is None:
+            continue
+        category, name = _category(node, how)
+        cuda = dfn.kernel.ecosystem is Ecosystem.CUDA if dfn.kernel is not None else all_cuda
+        if cuda and category != "std":
+            continue
+        kept_end = end
+        shown = f".{node_text(node)}()" if how == "method" else _text(ctx, start, end)
+        yield Finding(rule=NAME, span=Span(start, end), message=message(shown, category, name, dfn, cuda))
+
+
+def message(shown: str, category: str, name: str, dfn: DeviceFn, cuda: bool = False) -> str:
+    """The finding's text.
+
+    Args:
+        shown: the source text reported (``println!``, ``Vec<f32>``, ``.to_string()``).
+        category: ``"print"``, ``"alloc"`` or ``"std"``. name: the macro / type / method /
+            path it is about (``println!``, ``Vec``, ``.to_vec()``, ``std::f32::consts::PI``).
+        dfn: the device function it is in. cuda: a Rust-CUDA kernel (built ``#![no_std]``
+            by rustc_codegen_nvvm rather than by the offload device pass).
+    """
+    where = f"in kernel `{dfn.name}`" if dfn.reason == "kernel" else f"in `{dfn.name}`, {dfn.reason}"
+    if category == "print":
+        return (f"`{shown}` {where}: there is no I/O on the GPU — {_CORE_ONLY}, which has no "
+                f"`{name}`; write the values into an output buffer and print them on the host after "
+                f"the launch")
+    if category == "alloc":
+        return (f"`{shown}` {where}: there is no allocator on the GPU — {_CORE_ONLY}, which has no "
+                f"`{name}`; use a fixed-size array (`[T; N]`) or write into an output buffer that the "
+                f"host allocates and passes to the kernel")
+    core_path = "core" + name[name.index("std") + 3:] if name.lstrip(":").startswith("std") else None
+    instead = f"`{core_path}` if the item exists in `core`" if core_path else "the `core` equivalent"
+    build = "Rust-CUDA kernels are built `#![no_std]`" if cuda else _CORE_ONLY
+    return (f"`{shown}` {where}: `std` and `alloc` do not exist on the GPU — {build}; use "
+            f"{instead}, and keep allocation and I/O on the host")
+
+
+def _outermost(node: Node) -> Node:
+    """Climb from a path's first segment to the whole path / type it starts
+    (``std`` -> ``std::vec::Vec::new``, ``Vec`` -> ``Vec<f32>``)."""
+    while True:
+        parent = node.parent
+        if parent is None or parent.type not in _PATHLIKE:
+            return node
+        leftmost = parent.start_byte == node.start_byte
+        rooted = parent.type == "scoped_identifier" and parent.child_by_field_name("path") is None
+        if not (leftmost or rooted):
+            return node
+        node = parent
+
+
+def _range(node: Node) -> tuple[int, int]:
+    """Byte range to report: a macro name up to its ``!``, else the node."""
+    parent = node.parent
+    if parent is not None and parent.type == "macro_invocation" and parent.child_by_field_name("macro") == node:
+        bang = node.next_sibling
+        if bang is not None and bang.type == "!":
+            return node.start_byte, bang.end_byte
+    return node.start_byte, node.end_byte
+
+
+def _category(node: Node, how: str) -> tuple[str, str]:
+    """(category, name) of a reported node; see :func:`message`."""
+    if how == "method":
+        return "alloc", f".{node_text(node)}()"
+    leaves = _leaves(node)
+    parent = node.parent
+    if parent is not None and parent.type == "macro_invocation":
+        last = leaves[-1] if leaves else node_text(node)
+        if last in PRINT_MACROS:
+            return "print", f"{last}!"
+        if last in ALLOC_MACROS:
+            return "alloc", f"{last}!"
+    for leaf in leaves:
+        if leaf in HEAP_TYPES:
+            return "alloc", leaf
+    return "std", node_text(node)
+
+
+def _leaves(node: Node) -> list[str]:
+    """Identifier texts of a path in order (``std::vec::Vec`` -> std, vec, Vec)."""
+    out = []
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type in ("identifier", "type_identifier"):
+            out.append((n.start_byte, node_text(n)))
+        elif n.type != "type_arguments":
+            stack.extend(n.children)
+    return [t for _, t in sorted(out)]
+
+
+def _device_fn_at(device: list[DeviceFn], start: int, end: int) -> DeviceFn | None:
+    """The innermost device function whose body contains ``[start, end)``."""
+    best = None
+    for d in device:
+        if d.body_span.start <= start and end <= d.body_span.end:
+            if best is None or d.body_span.start >= best.body_span.start:
+                best = d
+    return best
+
+
+def _text(ctx: FileContext, start: int, end: int) -> str:
+    return ctx.source[start:end].decode("utf-8", errors="replace")
+
+
+RULE = Rule(
+    name=NAME,
+    default_level=Level.DENY,
+    summary="device code uses std, allocation or printing, which do not exist on the GPU",
+    check=check,
+)
