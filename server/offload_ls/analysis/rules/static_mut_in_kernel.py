@@ -1,6 +1,239 @@
-"""static_mut_in_kernel: placeholder, being written."""
+"""static_mut_in_kernel: device code reads or writes a ``static mut``.
 
-from offload_ls.analysis.model import Level
+Device code is every :class:`~offload_ls.analysis.device_code.DeviceFn`: kernel bodies, the
+functions they call and functions under a device-only ``#[cfg]``. A ``static mut`` used
+there is one variable shared by every GPU thread without synchronisation (concurrent
+writes are a data race), and it lives in the device image: the host's ``static mut`` of
+the same name is a different variable (the device pass compiles the crate separately,
+shared/offload-recipe/NOTES.md "Pipeline"), so values never flow between them.
+
+Name resolution is syntactic (tree-sitter): an identifier refers to the ``static mut``
+declared in the nearest enclosing block, else to one declared at module level anywhere in
+the file (by its last path segment). A ``let`` or parameter of the same name in the same
+function shadows it there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.device_code import DeviceFn
+from offload_ls.analysis.model import Finding, Level, Related, Span
 from offload_ls.analysis.rules import Rule
+from offload_ls.syntax.parse import node_text
+from offload_ls.syntax.queries import captures
 
-RULE = Rule(name="static_mut_in_kernel", default_level=Level.WARN, summary="TODO", check=lambda ctx: ())
+NAME = "static_mut_in_kernel"
+
+_SCOPE_STOPS = {"function_item", "impl_item", "trait_item", "mod_item"}
+
+
+@dataclass(frozen=True)
+class StaticUse:
+    """One identifier in a function body that refers to a ``static mut``.
+
+    Attributes:
+        name: the static's name. span: the identifier (UTF-8 byte range).
+        decl: the declared name's span. access: ``"writes"`` (left of ``=`` / ``+=``, also
+            through ``[i]`` / ``.field``), ``"reads"`` (any other expression) or ``"uses"``
+            (macro arguments, method receivers, ``&mut``: may read or write).
+    """
+
+    name: str
+    span: Span
+    decl: Span
+    access: str
+
+
+class StaticMuts:
+    """The ``static mut`` items of one file, and resolution of identifiers against them.
+
+    Args:
+        root: the file's tree-sitter root node.
+    """
+
+    def __init__(self, root: Node) -> None:
+        self.module_level: dict[str, Node] = {}
+        self.in_block: dict[int, dict[str, Node]] = {}  # block start byte -> name -> @name node
+        self.declarations: list[Node] = []
+        for name in captures("static_mut", root).get("name", []):
+            self.declarations.append(name)
+            block = _enclosing_block(name)
+            if block is None:
+                self.module_level.setdefault(node_text(name), name)
+            else:
+                self.in_block.setdefault(block.start_byte, {})[node_text(name)] = name
+
+    def __bool__(self) -> bool:
+        return bool(self.declarations)
+
+    def uses_in(self, body: Node) -> list[StaticUse]:
+        """References to a ``static mut`` inside ``body`` (a function's block), in document
+        order, not descending into nested function items."""
+        if not self.declarations:
+            return []
+        decl_starts = {d.start_byte for d in self.declarations}
+        ids = [i for i in captures("identifiers", body).get("id", []) if _owner_fn(i) == _owner_fn(body)]
+        shadowed = {node_text(i) for i in ids if _is_binding(i)}
+        out = []
+        for ident in ids:
+            text = node_text(ident)
+            if ident.start_byte in decl_starts or text in shadowed or not _is_reference(ident):
+                continue
+            decl = self._resolve(ident, text)
+            if decl is not None:
+                out.append(StaticUse(text, Span(ident.start_byte, ident.end_byte),
+                                     Span(decl.start_byte, decl.end_byte), _access(ident)))
+        return out
+
+    def _resolve(self, ident: Node, text: str) -> Node | None:
+        node = ident.parent
+        while node is not None:
+            if node.type == "block" and text in self.in_block.get(node.start_byte, {}):
+                return self.in_block[node.start_byte][text]
+            node = node.parent
+        return self.module_level.get(text)
+
+
+def _enclosing_block(node: Node) -> Node | None:
+    """The block a nested item is declared in, ``None`` at module level."""
+    n = node.parent
+    while n is not None:
+        if n.type == "block":
+            return n
+        if n.type in ("mod_item", "source_file"):
+            return None
+        n = n.parent
+    return None
+
+
+def _owner_fn(node: Node) -> int | None:
+    """Start byte of the innermost function item enclosing ``node`` (identity for scoping)."""
+    n = node.parent
+    while n is not None:
+        if n.type in _SCOPE_STOPS:
+            return n.start_byte
+        n = n.parent
+    return None
+
+
+def _is_binding(ident: Node) -> bool:
+    parent = ident.parent
+    return parent is not None and parent.child_by_field_name("pattern") == ident
+
+
+def _is_reference(ident: Node) -> bool:
+    """True where ``ident`` can name a value: not a binding, not a path prefix
+    (``COUNTER::x``), not an item's own name."""
+    parent = ident.parent
+    if parent is None or _is_binding(ident):
+        return False
+    if parent.type == "scoped_identifier" and parent.child_by_field_name("path") == ident:
+        return False
+    if parent.type != "token_tree" and parent.child_by_field_name("name") == ident and parent.type != "scoped_identifier":
+        return False
+    return True
+
+
+def _access(ident: Node) -> str:
+    node = ident
+    if node.parent is not None and node.parent.type == "scoped_identifier":
+        node = node.parent
+    if node.parent is not None and node.parent.type == "token_tree":
+        return "uses"
+    while node.parent is not None and (
+        node.parent.type == "parenthesized_expression"
+        or (node.parent.type == "index_expression" and node.parent.named_child(0) == node)
+        or (node.parent.type == "field_expression" and node.parent.child_by_field_name("value") == node
+            and not (node.parent.parent is not None and node.parent.parent.type == "call_expression"))
+    ):
+        node = node.parent
+    parent = node.parent
+    if parent is None:
+        return "reads"
+    if parent.type in ("assignment_expression", "compound_assignment_expr"):
+        return "writes" if parent.child_by_field_name("left") == node else "reads"
+    if parent.type == "reference_expression" and any(c.type == "mutable_specifier" for c in parent.children):
+        return "uses"
+    if parent.type == "field_expression":  # method receiver: `COUNTER.push(..)`
+        return "uses"
+    return "reads"
+
+
+def where(fn: DeviceFn) -> str:
+    """How a device function is named in messages: ``kernel `k``` or
+    ``device function `f` (called from kernel `k`)``."""
+    if fn.kernel is not None:
+        return f"kernel `{fn.name}`"
+    return f"device function `{fn.name}` ({fn.reason})"
+
+
+def message(fn: DeviceFn, use: StaticUse) -> str:
+    """The finding's text for one use of a ``static mut`` in device function ``fn``."""
+    head = f"{where(fn)} {use.access} `static mut {use.name}`"
+    if use.access == "writes":
+        return (
+            f"{head}: every GPU thread writes this one variable without synchronisation (a data race), "
+            f"and it is the device's copy, not the host's, so the host never sees the writes; "
+            f"return results through a `&mut` kernel argument instead"
+        )
+    if use.access == "reads":
+        return (
+            f"{head}: it is the device's copy, not the host's, so host writes to it are not seen here, "
+            f"and a write by another GPU thread would be a data race; pass the value as a kernel argument instead"
+        )
+    return (
+        f"{head}: every GPU thread shares this one variable without synchronisation (writes are a data race), "
+        f"and it is the device's copy, not the host's, so values never flow between them; "
+        f"pass the data as a kernel argument instead"
+    )
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    statics = StaticMuts(ctx.root)
+    if not statics:
+        return
+    seen: set[Span] = set()
+    used_decls: set[Span] = set()
+    for fn in ctx.device_fns:
+        body = ctx.node(fn.body_span)
+        if body is None:
+            continue
+        for use in statics.uses_in(body):
+            used_decls.add(use.decl)
+            if use.span in seen:
+                continue
+            seen.add(use.span)
+            yield Finding(
+                rule=NAME,
+                span=use.span,
+                message=message(fn, use),
+                related=(Related(use.decl, f"`static mut {use.name}` is declared here"),),
+            )
+    for decl in statics.declarations:
+        span = Span(decl.start_byte, decl.end_byte)
+        if span in used_decls:
+            continue
+        for fn in ctx.device_fns:
+            if fn.body_span.contains(span) and _owner_fn(decl) == fn.span.start:
+                yield Finding(
+                    rule=NAME,
+                    span=span,
+                    message=(
+                        f"{where(fn)} declares `static mut {node_text(decl)}`: one variable shared by "
+                        f"every GPU thread without synchronisation; use a local variable instead"
+                    ),
+                )
+                break
+
+
+RULE = Rule(
+    name=NAME,
+    default_level=Level.DENY,
+    summary="`static mut` in device code: shared by all GPU threads (a data race) and not the host's variable",
+    check=check,
+)
