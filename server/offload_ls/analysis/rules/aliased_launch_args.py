@@ -1,6 +1,338 @@
-"""aliased_launch_args: placeholder, being written."""
+"""aliased_launch_args: one launch passes the same buffer twice and at least one of the two
+uses is mutable (``&mut x`` with ``&x``, ``&mut x`` twice, ``x.as_mut_ptr()`` with
+``x.as_ptr()``, one raw pointer twice where a kernel parameter is ``*mut``), and host code
+casts a shared reference into a mutable pointer (``&x as *const _ as *mut _``).
 
-from offload_ls.analysis.model import Level
+Consequences: the kernel receives two pointers to one buffer, while the compiler marks
+``&mut`` kernel parameters ``noalias`` (undefined behavior when they alias); and rustc's
+offload runtime maps the buffer once per argument, "to" for ``&T`` and "tofrom" for
+``&mut T`` / ``*mut T`` (shared/offload-recipe/NOTES.md, "What the host pass copies"), so
+which mapping decides the copy back to the host is not specified.
+
+Places: ``&mut x[..]``, ``&mut *x``, ``x.as_mut_ptr()`` are place ``x``; ``s.a`` and ``s.b``
+are different places, ``s`` overlaps ``s.a``. A variable bound by ``let p = x.as_mut_ptr();``
+(or ``&mut x as *mut _``, ``&raw mut x``) stands for that pointer to ``x``. A plain variable
+with no such binding is a pointer of unknown mutability: passed twice, it is reported only
+when the kernel (found by name in the same file) takes ``*mut`` / ``&mut`` at one of the two
+positions, or its binding's type says ``*mut``.
+
+Macro launch arguments are token trees: each argument's text is re-parsed as an expression
+(the same way as analysis/launches.py) and offsets are mapped back into the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.indexing import find_binding, named, strip
+from offload_ls.analysis.model import Finding, Kernel, Launch, LaunchArg, Level, Param, Related, Span, Transfer
 from offload_ls.analysis.rules import Rule
+from offload_ls.syntax.parse import node_text, parse
+from offload_ls.syntax.queries import matches
 
-RULE = Rule(name="aliased_launch_args", default_level=Level.WARN, summary="TODO", check=lambda ctx: ())
+NAME = "aliased_launch_args"
+
+_PREFIX = b"fn __offload_ls() { __offload_ls("
+_SUFFIX = b"); }"
+
+_MUT_METHODS = ("as_mut_ptr", "cast_mut", "as_mut")
+_SHARED_METHODS = ("as_ptr", "cast_const")
+_UNKNOWN_METHODS = ("as_device_ptr", "as_raw_ptr")
+_POINTER_KINDS = ("ref", "mut_ref", "const_ptr", "mut_ptr")
+_MUTABLE_KINDS = ("mut_ref", "mut_ptr")
+
+
+@dataclass(frozen=True)
+class _Use:
+    """How one launch argument refers to a place.
+
+    place: the path of the place (``("s", "a")`` for ``s.a``). mode: ``"mut"``,
+    ``"shared"`` or ``"unknown"`` (a pointer / variable whose mutability the syntax does
+    not say). mut_ref: written as a ``&mut`` reference (the kernel parameter is ``noalias``).
+    """
+
+    place: tuple[str, ...]
+    mode: str
+    mut_ref: bool = False
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    device_bodies = [d.body_span for d in ctx.device_fns]
+    last_launch_end = max((launch.span.end for launch in ctx.launches), default=-1)
+    for launch in ctx.launches:
+        kernel = ctx.kernel_named(launch.kernel) if launch.kernel else None
+        yield from _aliasing(ctx, launch, kernel)
+        if launch.form != "offload()":
+            for arg in launch.args:  # casts inside macro token trees
+                tree, node, base = _reparse(ctx, arg)
+                if node is not None:
+                    for cast, ref in _casts(node):
+                        yield _cast_finding(cast, ref, base)
+                del tree
+    for cast, ref in _casts(ctx.root):
+        if cast.start_byte >= last_launch_end:
+            continue
+        if any(s.start <= cast.start_byte and cast.end_byte <= s.end for s in device_bodies):
+            continue
+        yield _cast_finding(cast, ref, 0)
+
+
+# ------------------------------------------------------------------ aliasing arguments
+
+
+def _aliasing(ctx: FileContext, launch: Launch, kernel: Kernel | None) -> Iterator[Finding]:
+    uses: list[_Use | None] = []
+    at = ctx.root.named_descendant_for_byte_range(launch.span.start, launch.span.end)
+    for arg in launch.args:
+        tree, node, _ = _reparse(ctx, arg)
+        uses.append(_classify(node, at) if node is not None and at is not None else None)
+        del tree
+    params = kernel.params if kernel is not None else ()
+    for j, b in enumerate(uses):
+        if b is None:
+            continue
+        for i in range(j):
+            a = uses[i]
+            if a is None or not _overlap(a.place, b.place):
+                continue
+            pa = params[i] if i < len(params) else None
+            pb = params[j] if j < len(params) else None
+            if not _conflict(a, pa, b, pb):
+                continue
+            first, second = launch.args[i], launch.args[j]
+            yield Finding(
+                rule=NAME,
+                span=second.span,
+                message=message(launch, i, first, a, pa, j, second, b, pb),
+                related=(Related(first.span, f"argument {i + 1}: `{first.text}`"),),
+            )
+            break
+
+
+def message(launch: Launch, i: int, first: LaunchArg, a: _Use, pa: Param | None,
+            j: int, second: LaunchArg, b: _Use, pb: Param | None) -> str:
+    """The finding's text for arguments ``i`` and ``j`` (0-based) of ``launch``."""
+    of = f"this launch of `{launch.kernel}`" if launch.kernel else "this launch"
+    place_a, place_b = ".".join(a.place), ".".join(b.place)
+    if place_a == place_b:
+        what = f"are the same buffer `{place_a}`"
+    else:
+        outer, inner = (place_a, place_b) if len(a.place) < len(b.place) else (place_b, place_a)
+        what = f"overlap (`{outer}` contains `{inner}`)"
+    head = f"argument {i + 1} (`{first.text}`) and argument {j + 1} (`{second.text}`) of {of} {what}"
+    noalias = a.mut_ref or b.mut_ref or any(p is not None and p.kind == "mut_ref" for p in (pa, pb))
+    if noalias:
+        why = ("the kernel gets two pointers to one buffer while the compiler marks `&mut` parameters "
+               "`noalias` (undefined behavior)")
+    else:
+        why = ("the kernel gets two pointers to one buffer and writes through one of them, so what the "
+               "other reads depends on the order the GPU threads run in")
+    if launch.form in ("offload!", "offload()"):
+        ta, tb = _map_type(a, pa), _map_type(b, pb)
+        copies = f'two "{ta}" copies' if ta == tb else f'the "{ta}" copy and the "{tb}" copy'
+        outer = place_a if len(a.place) <= len(b.place) else place_b
+        why += (f", and the offload runtime maps `{outer}` twice ({copies}): which one wins on the way "
+                f"back to the host is unspecified")
+    return f"{head}: {why}; pass the buffer once and let the kernel read and write it through that parameter"
+
+
+def _map_type(use: _Use, param: Param | None) -> str:
+    if param is not None and param.transfer in (Transfer.TO, Transfer.TOFROM):
+        return param.transfer.value
+    return "tofrom" if use.mode in ("mut", "unknown") else "to"
+
+
+def _overlap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
+
+
+def _conflict(a: _Use, pa: Param | None, b: _Use, pb: Param | None) -> bool:
+    """Both are pointers to the place and at least one is known to be mutable."""
+
+    def pointer(u: _Use, p: Param | None) -> bool:
+        return u.mode in ("mut", "shared") or (p is not None and p.kind in _POINTER_KINDS)
+
+    def mutable(u: _Use, p: Param | None) -> bool:
+        return u.mode == "mut" or (u.mode == "unknown" and p is not None and p.kind in _MUTABLE_KINDS)
+
+    return pointer(a, pa) and pointer(b, pb) and (mutable(a, pa) or mutable(b, pb))
+
+
+def _classify(expr: Node, at: Node, depth: int = 0) -> _Use | None:
+    """How ``expr`` (an argument, possibly from a re-parsed tree) refers to a place;
+    ``at`` is the launch node in the file's tree, where variables are resolved."""
+    e = expr
+    while e.type == "parenthesized_expression":
+        inner = named(e)
+        if not inner:
+            return None
+        e = inner[0]
+    t = e.type
+    if t == "reference_expression":
+        value = e.child_by_field_name("value")
+        place = _place(value) if value is not None else None
+        if place is None:
+            return None
+        mutable = any(c.type == "mutable_specifier" for c in e.children)
+        raw = any(c.type == "raw" for c in e.children)
+        return _Use(place, "mut" if mutable else "shared", mut_ref=mutable and not raw)
+    if t == "type_cast_expression":
+        value, target = e.child_by_field_name("value"), e.child_by_field_name("type")
+        inner_use = _classify(value, at, depth) if value is not None else None
+        if inner_use is None:
+            return None
+        if target is not None and target.type == "pointer_type":
+            mutable = any(c.type == "mutable_specifier" for c in target.children)
+            return _Use(inner_use.place, "mut" if mutable else "shared")
+        return inner_use
+    if t == "call_expression":
+        fn = e.child_by_field_name("function")
+        if fn is None or fn.type != "field_expression":
+            return None
+        field, value = fn.child_by_field_name("field"), fn.child_by_field_name("value")
+        if field is None or value is None:
+            return None
+        method = node_text(field)
+        if method in ("cast_mut", "cast_const", "cast"):
+            inner_use = _classify(value, at, depth)
+            if inner_use is None:
+                return None
+            mode = {"cast_mut": "mut", "cast_const": "shared"}.get(method, inner_use.mode)
+            return _Use(inner_use.place, mode)
+        place = _place(value)
+        if place is None:
+            return None
+        if method in _MUT_METHODS:
+            return _Use(place, "mut")
+        if method in _SHARED_METHODS:
+            return _Use(place, "shared")
+        if method in _UNKNOWN_METHODS:
+            return _Use(place, "unknown")
+        return None
+    if t == "macro_invocation":
+        macro = e.child_by_field_name("macro")
+        name = node_text(macro).rsplit("::", 1)[-1] if macro is not None else ""
+        if name in ("addr_of_mut", "addr_of"):
+            place = _macro_place(e)
+            if place is not None:
+                return _Use(place, "mut" if name == "addr_of_mut" else "shared")
+        return None
+    if t == "identifier":
+        name = node_text(e)
+        binding = find_binding(name, at)
+        if binding is not None and depth < 4:
+            if binding.kind == "let" and binding.value is not None:
+                resolved = _classify(binding.value, binding.value, depth + 1)
+                if resolved is not None and resolved.mode != "unknown":
+                    return _Use(resolved.place, resolved.mode)
+            if binding.type is not None and binding.type.type == "pointer_type":
+                mutable = any(c.type == "mutable_specifier" for c in binding.type.children)
+                return _Use((name,), "mut" if mutable else "shared")
+        return _Use((name,), "unknown")
+    if t == "field_expression":
+        place = _place(e)
+        return _Use(place, "unknown") if place is not None else None
+    return None
+
+
+def _place(expr: Node) -> tuple[str, ...] | None:
+    """The place an expression names: ``x`` -> (x,), ``s.a`` -> (s, a), ``x[..]`` / ``*x``
+    / ``(x)`` -> place of ``x``; ``None`` for anything else (calls, literals)."""
+    e = strip(expr) if expr.type == "parenthesized_expression" else expr
+    t = e.type
+    if t in ("identifier", "self"):
+        return (node_text(e),)
+    if t == "field_expression":
+        value, field = e.child_by_field_name("value"), e.child_by_field_name("field")
+        base = _place(value) if value is not None else None
+        if base is None or field is None:
+            return None
+        return (*base, node_text(field))
+    if t == "index_expression":
+        parts = named(e)
+        return _place(parts[0]) if parts else None
+    if t == "unary_expression" and e.child(0) is not None and e.child(0).type == "*":
+        inner = named(e)
+        return _place(inner[0]) if inner else None
+    return None
+
+
+def _macro_place(macro: Node) -> tuple[str, ...] | None:
+    """Place named by ``addr_of_mut!(x.field)``: the token tree is re-parsed."""
+    tokens = next((c for c in macro.children if c.type == "token_tree"), None)
+    if tokens is None or tokens.child_count < 2:
+        return None
+    text = (tokens.text or b"")[1:-1]
+    tree = parse(_PREFIX + text + _SUFFIX)
+    node = _first_argument(tree.root_node)
+    return _place(node) if node is not None else None
+
+
+# ------------------------------------------------------------------ re-parsing arguments
+
+
+def _reparse(ctx: FileContext, arg: LaunchArg):
+    """(tree, argument node, offset to add to the node's bytes to get file offsets).
+    The tree is returned so that it outlives the node."""
+    tree = parse(_PREFIX + ctx.source[arg.span.start : arg.span.end] + _SUFFIX)
+    return tree, _first_argument(tree.root_node), arg.span.start - len(_PREFIX)
+
+
+def _first_argument(root: Node) -> Node | None:
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type == "call_expression":
+            args = n.child_by_field_name("arguments")
+            first = named(args) if args is not None else []
+            return first[0] if first else None
+        stack.extend(reversed(n.children))
+    return None
+
+
+# ------------------------------------------------------------------ shared -> mutable casts
+
+
+def _casts(node: Node) -> list[tuple[Node, Node]]:
+    """(cast, reference) for each ``&x as *const T as *mut T`` / ``(&x as *const T).cast_mut()``
+    under ``node`` whose reference is shared and whose intermediate pointer is ``*const``."""
+    out = []
+    for _, caps in matches("shared_to_mut_casts", node):
+        cast, ref, ptr = caps["cast"][0], caps["ref"][0], caps["const_ptr"][0]
+        if any(c.type == "mutable_specifier" for c in ref.children):
+            continue
+        if any(c.type == "mutable_specifier" for c in ptr.children):
+            continue
+        out.append((cast, ref))
+    return out
+
+
+def _cast_finding(cast: Node, ref: Node, base: int) -> Finding:
+    value = ref.child_by_field_name("value")
+    place = node_text(value) if value is not None else node_text(ref)
+    return Finding(rule=NAME, span=Span(cast.start_byte + base, cast.end_byte + base),
+                   message=cast_message(node_text(cast), place))
+
+
+def cast_message(cast: str, place: str) -> str:
+    """The finding's text for a shared-to-mutable cast ``cast`` of ``&place``."""
+    return (
+        f"`{cast}` casts a shared reference to `{place}` into a mutable pointer: writing through it "
+        f"(as a kernel does through a `*mut` parameter) is undefined behavior, because `{place}` is "
+        f"only borrowed for reading (with offload, a `&{place}` argument is mapped \"to\" only, never "
+        f"copied back); take the pointer from a mutable borrow instead (`&mut {place} as *mut _` or "
+        f"`{place}.as_mut_ptr()`)"
+    )
+
+
+RULE = Rule(
+    name=NAME,
+    default_level=Level.DENY,
+    summary="launch passes one buffer twice with a mutable use, or casts a shared reference to a mutable pointer",
+    check=check,
+)
