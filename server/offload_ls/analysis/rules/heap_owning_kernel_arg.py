@@ -132,10 +132,27 @@ def _ref_for(indirection: str | None) -> str:
     return "&mut " if indirection in ("&mut", "*mut") else "&"
 
 
+def _heap_name(node: Node) -> str | None:
+    """The heap type's name if ``node`` is one (``Vec<f32>`` -> ``"Vec"``), else ``None``."""
+    if node.type not in ("generic_type", "type_identifier", "scoped_type_identifier"):
+        return None
+    segments = path_segments(type_name_node(node))
+    if len(segments) > 1 and segments[0] not in STD_ROOTS:
+        return None
+    name = segments[-1]
+    return name if name in BUFFERS | POINTERS | COLLECTIONS else None
+
+
+def _flat_text(node: Node) -> str | None:
+    """``node``'s text, or its flat equivalent where it is itself a heap type."""
+    return flat_equivalent(node) if _heap_name(node) else node_text(node)
+
+
 def flat_equivalent(node: Node) -> str | None:
     """Flat data standing in for heap type ``node``: ``Vec<f32>`` -> ``[f32; N]``,
     ``String`` -> ``[u8; N]``, ``Box<T>`` -> ``T``, ``Box<[T]>`` -> ``[T; N]``,
-    ``HashMap<K, V>`` -> ``[(K, V); N]``; ``None`` for trait objects."""
+    ``HashMap<K, V>`` -> ``[(K, V); N]``, recursively (``Box<Vec<f32>>`` -> ``[f32; N]``);
+    ``None`` for trait objects."""
     if node.type == "dynamic_type":
         return None
     name = path_segments(type_name_node(node))[-1]
@@ -143,7 +160,8 @@ def flat_equivalent(node: Node) -> str | None:
     if name in _BYTE_STRINGS:
         return "[u8; N]"
     if name in BUFFERS:
-        return f"[{node_text(args[0]) if args else 'T'}; N]"
+        elem = _flat_text(args[0]) if args else "T"
+        return None if elem is None else f"[{elem}; N]"
     if name in POINTERS:
         target = args[0] if args else None
         if target is None:
@@ -153,9 +171,21 @@ def flat_equivalent(node: Node) -> str | None:
         if target.type == "array_type" and target.child_by_field_name("length") is None:
             elem = target.child_by_field_name("element")
             return f"[{node_text(elem) if elem is not None else 'T'}; N]"
-        return node_text(target)
-    entry = f"({', '.join(node_text(a) for a in args)})" if len(args) > 1 else (node_text(args[0]) if args else "T")
+        return _flat_text(target)
+    entries = [_flat_text(a) for a in args]
+    if any(e is None for e in entries):
+        return None
+    entry = f"({', '.join(entries)})" if len(entries) > 1 else (entries[0] if entries else "T")
     return f"[{entry}; N]"
+
+
+def _descendants(node: Node) -> list[Node]:
+    out, stack = [], list(reversed(node.named_children))
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        stack.extend(reversed(n.named_children))
+    return out
 
 
 def suggested_type(param_type: Node, node: Node) -> str | None:
@@ -203,8 +233,9 @@ def message(kernel: Kernel, param: Param, node: Node, param_type: Node) -> str:
     copies = f"the offload runtime copies `size_of::<{bad}>()` bytes {inside}, and the device then dereferences {ptrs}"
     new_type = suggested_type(param_type, node)
     if new_type is None:
-        args = type_arguments(node)
-        sugg = f"take a concrete type instead of `{node_text(args[0]) if args else bad}` (a generic parameter or an enum)"
+        dyns = [n for n in _descendants(node) if n.type == "dynamic_type"]
+        shown = node_text(dyns[0]) if dyns else bad
+        sugg = f"take a concrete type instead of `{shown}` (a generic parameter or an enum)"
     else:
         sugg = f"pass `{new_type}` instead"
         direct = node == param_type or (node.parent == param_type and param_type.type == "reference_type")

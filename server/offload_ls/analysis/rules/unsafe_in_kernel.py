@@ -106,7 +106,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
 def _check_kernel(kernel: Kernel, fn: Node, body: Node, unsafe_fns: set[str], file_fns: set[str],
                   statics: StaticMuts) -> Iterator[Finding]:
     found = matches("unsafe_ops", body)
-    pointers = _raw_pointer_names(kernel, found)
+    pointers = RawPointers(kernel, found)
     thread_index_calls = {n.start_byte for n in captures("thread_index", body).get("fn", [])}
     blocks: list[Node] = []
     purposes: dict[int, list[tuple[str, str, Node]]] = {}  # owner start -> (kind, name/text, node)
@@ -240,29 +240,39 @@ def _file_functions(root: Node) -> tuple[set[str], set[str]]:
     return unsafe, every
 
 
-def _raw_pointer_names(kernel: Kernel, found) -> set[str]:
-    """Raw-pointer parameters of ``kernel`` and ``let`` bindings derived from them."""
-    names = set()
-    for p in kernel.params:
-        if p.kind in ("const_ptr", "mut_ptr"):
-            names.add(p.name.removeprefix("mut ").strip())
-    lets = sorted((caps["let"][0] for _, caps in found if "let" in caps), key=lambda n: n.start_byte)
-    for let in lets:
-        name = let.child_by_field_name("pattern")
-        type_node = let.child_by_field_name("type")
-        value = let.child_by_field_name("value")
-        if name is None:
-            continue
-        if (type_node is not None and type_node.type == "pointer_type") or (
-            value is not None and _makes_pointer(value, names)
-        ):
-            names.add(node_text(name))
-        else:
-            names.discard(node_text(name))  # shadowed by a non-pointer binding
-    return names
+class RawPointers:
+    """Which names are raw pointers where, in one kernel body: the raw-pointer parameters,
+    and ``let`` bindings derived from one (a later ``let`` of the same name that is not a
+    pointer ends it). Flow-insensitive within a position: the binding in force at a byte
+    offset is the last ``let`` of that name before it (block scopes are not modelled)."""
+
+    def __init__(self, kernel: Kernel, found) -> None:
+        self._events: dict[str, list[tuple[int, bool]]] = {}
+        for p in kernel.params:
+            if p.kind in ("const_ptr", "mut_ptr"):
+                self._events[p.name.removeprefix("mut ").strip()] = [(-1, True)]
+        lets = sorted((caps["let"][0] for _, caps in found if "let" in caps), key=lambda n: n.start_byte)
+        for let in lets:
+            name = let.child_by_field_name("pattern")
+            if name is None:
+                continue
+            type_node = let.child_by_field_name("type")
+            value = let.child_by_field_name("value")
+            is_ptr = (type_node is not None and type_node.type == "pointer_type") or (
+                value is not None and _makes_pointer(value, self)
+            )
+            self._events.setdefault(node_text(name), []).append((let.end_byte, is_ptr))
+
+    def is_pointer(self, ident: Node) -> bool:
+        """Is identifier ``ident`` (a use) a raw pointer at its position?"""
+        state = False
+        for pos, is_ptr in self._events.get(node_text(ident), []):
+            if pos <= ident.start_byte:
+                state = is_ptr
+        return state
 
 
-def _makes_pointer(value: Node, pointers: set[str]) -> bool:
+def _makes_pointer(value: Node, pointers: RawPointers) -> bool:
     value = _unwrap(value)
     if value is None:
         return False
@@ -299,14 +309,13 @@ def _unwrap(node: Node | None) -> Node | None:
     return None
 
 
-def _root_pointer(expr: Node, pointers: set[str]) -> str | None:
+def _root_pointer(expr: Node, pointers: RawPointers) -> str | None:
     """The raw-pointer variable ``expr`` evaluates from (``p``, ``(p)``, ``p.add(i)``,
     ``p.cast::<u8>().add(1)``), or ``None``."""
     node = _unwrap(expr)
     while node is not None:
         if node.type == "identifier":
-            text = node_text(node)
-            return text if text in pointers else None
+            return node_text(node) if pointers.is_pointer(node) else None
         if node.type == "call_expression":
             f = node.child_by_field_name("function")
             if f is None and node.named_child_count:
