@@ -26,13 +26,13 @@ _TRANSFER_TEXT = {
 
 
 def transfer_text(param: Param, kernel: Kernel) -> str:
-    """``⇄ **tofrom**: copied ...`` for one parameter (Markdown)."""
+    """``— ⇄ **tofrom**: copied ...`` for one parameter (Markdown)."""
     t = param.transfer
     if t is Transfer.UNKNOWN and not kernel.ecosystem.runtime_maps_arguments:
         what = f"{kernel.ecosystem.value} host code copies data explicitly"
     else:
         what = _TRANSFER_TEXT[t]
-    return f"{t.arrow} **{t.value}**: {what}"
+    return f"— {t.arrow} **{t.value}**: {what}"
 
 
 def _param_text(param: Param) -> str:
@@ -81,17 +81,17 @@ def launch_markdown(launch: Launch, kernel: Kernel | None, source: bytes) -> str
         lines.append("Arguments:")
         lines += [f"- `{a.text}`" for a in launch.args]
         return "\n".join(lines)
-    lines.append("Arguments → parameters:")
+    lines.append("Arguments ↦ parameters:")
     params = kernel.params
     for i in range(max(len(launch.args), len(params))):
         if i < len(launch.args) and i < len(params):
             p = params[i]
-            lines.append(f"- `{launch.args[i].text}` → {_param_text(p)} {transfer_text(p, kernel)}")
+            lines.append(f"- `{launch.args[i].text}` ↦ {_param_text(p)} {transfer_text(p, kernel)}")
         elif i < len(launch.args):
-            lines.append(f"- `{launch.args[i].text}` → no parameter (the kernel takes {len(params)})")
+            lines.append(f"- `{launch.args[i].text}` ↦ no parameter (the kernel takes {len(params)})")
         else:
             p = params[i]
-            lines.append(f"- missing argument → {_param_text(p)}")
+            lines.append(f"- missing argument ↦ {_param_text(p)}")
     return "\n".join(lines)
 
 
