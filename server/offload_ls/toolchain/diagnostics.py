@@ -10,10 +10,14 @@ reported with the first line of the panic — never dropped.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from offload_ls.toolchain import facts
+
+# rustc's own source location at the start of a bug!() message (compiler/rustc_*/...).
+_ICE_MESSAGE = re.compile(r"^\S*compiler/rustc_[a-z_]+/\S+:\d+:\d+: ")
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,10 @@ def _from_message(msg: dict, pass_label: str, root: Path) -> CompilerDiagnostic 
         return None
     if level == "warning" and (text.endswith("warnings emitted") or text.endswith("warning emitted")):
         return None
+    if _ICE_MESSAGE.match(text) or text.startswith("internal compiler error"):
+        # rustc's bug!() in a JSON record: "<rustc source path>:<line>:<col>: <what>"
+        detail = _ICE_MESSAGE.sub("", text).removeprefix("internal compiler error:").strip()
+        return CompilerDiagnostic([pass_label], "ice", f"internal compiler error: {detail} [at {text.split(': ', 1)[0]}]", None)
     spans = msg.get("spans") or []
     primary = next((s for s in spans if s.get("is_primary")), spans[0] if spans else None)
     code = (msg.get("code") or {}).get("code")
@@ -139,9 +147,10 @@ def parse_cargo_output(stdout: str, stderr: str, pass_label: str, root: Path) ->
         d = _from_message(record.get("message") or {}, pass_label, root)
         if d is not None:
             out.append(d)
-    ice = find_ice(stdout + "\n" + stderr)
-    if ice:
-        out.append(CompilerDiagnostic([pass_label], "ice", ice, None))
+    if not any(d.level == "ice" for d in out):
+        ice = find_ice(stdout + "\n" + stderr)
+        if ice:
+            out.append(CompilerDiagnostic([pass_label], "ice", ice, None))
     return out
 
 

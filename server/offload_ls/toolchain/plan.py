@@ -60,7 +60,8 @@ def _target_args(crate: Crate) -> list[str]:
 
 def _base_env(report: DoctorReport) -> dict[str, str]:
     tc = report.toolchain
-    env = {"RUSTC_BOOTSTRAP": "1", "CARGO_TERM_COLOR": "never"}
+    # RUSTC_ICE=0: a compiler crash must not drop rustc-ice-*.txt files into the user's crate.
+    env = {"RUSTC_BOOTSTRAP": "1", "CARGO_TERM_COLOR": "never", "RUSTC_ICE": "0"}
     if tc is not None:
         env["RUSTC"] = tc.rustc  # so cargo does not pick a rustup shim (NOTES.md)
     return env

@@ -1,0 +1,8 @@
+@.offload_sizes.iota = private unnamed_addr constant [1 x i64] [i64 4194304]
+@.offload_maptypes.iota.begin = private unnamed_addr constant [1 x i64] [i64 1]
+@.offload_maptypes.iota.kernel = private unnamed_addr constant [1 x i64] [i64 32]
+@.offload_maptypes.iota.end = private unnamed_addr constant [1 x i64] [i64 2]
+@.offload_sizes.saxpy = private unnamed_addr constant [2 x i64] [i64 4194304, i64 4194304]
+@.offload_maptypes.saxpy.begin = private unnamed_addr constant [2 x i64] [i64 1, i64 1]
+@.offload_maptypes.saxpy.kernel = private unnamed_addr constant [2 x i64] [i64 32, i64 32]
+@.offload_maptypes.saxpy.end = private unnamed_addr constant [2 x i64] [i64 0, i64 2]
