@@ -3,12 +3,13 @@ same for every GPU thread (``y[0] = ..``, ``*p += ..``), a data race between all
 the launch.
 
 A write is reported only when its index is provably thread-independent (analysis/indexing.py:
-literals, ``SCREAMING_CASE`` constants, the kernel's own by-value parameters, and ``let``
-variables computed from those) and nothing on the way to it can single out some threads:
-writes inside a closure, under an ``if`` / ``match`` / ``while`` whose condition is not
-provably thread-independent, or after an early ``return`` / ``break`` / ``continue`` / ``?``
-are skipped (``if i == 0 { y[0] = s; }`` is the intended pattern). A kernel whose every
-launch in the file has literal dimensions of exactly one thread in total is skipped.
+literals, ``SCREAMING_CASE`` constants, the kernel's own parameters, and ``let`` variables
+computed from those) and nothing on the way to it singles out some threads: writes inside a
+closure, or under an ``if`` / ``while`` / ``match`` / ``&&`` condition (or after an earlier
+``return`` / ``break`` / ``continue`` / ``?``) that is neither provably thread-independent nor
+an inequality, are skipped — ``if i == 0 { y[0] = s; }`` is the intended pattern, while
+``if i < n { *total += x[i]; }`` still lets many threads race. A kernel whose every launch in
+the file has literal dimensions of exactly one thread in total is skipped.
 """
 
 from __future__ import annotations
@@ -159,8 +160,10 @@ def _pointer_offset(node: Node) -> tuple[Node, Node] | None:
 
 
 def _every_thread_reaches(write: Node, body: Node, flow: ThreadFlow) -> bool:
-    """False if something between the kernel body and ``write`` may let only some threads
-    reach it: a closure, a condition not provably thread-independent, an earlier exit."""
+    """False if something between the kernel body and ``write`` may let only one or a few
+    threads reach it: a closure, or a condition (of an enclosing ``if`` / ``while`` /
+    ``match`` / ``&&``, or of an earlier exit) that is neither provably thread-independent
+    nor an inequality (``i < n`` lets many threads through; ``i == 0`` lets one)."""
     child, node = write, write.parent
     while node is not None and child != body:
         t = node.type
@@ -168,7 +171,7 @@ def _every_thread_reaches(write: Node, body: Node, flow: ThreadFlow) -> bool:
             return False
         if t in ("if_expression", "while_expression"):
             cond = node.child_by_field_name("condition")
-            if cond is not None and child != cond and not flow.uniform(cond):
+            if cond is not None and child != cond and not _many_threads(cond, flow):
                 return False
         elif t == "match_expression":
             value = node.child_by_field_name("value")
@@ -180,16 +183,59 @@ def _every_thread_reaches(write: Node, body: Node, flow: ThreadFlow) -> bool:
             right = node.child_by_field_name("right")
             if op is not None and op.type in ("&&", "||") and child == right:
                 left = node.child_by_field_name("left")
-                if left is not None and not flow.uniform(left):
+                if left is not None and not _many_threads(left, flow):
                     return False
         elif t == "block":
             for stmt in named(node):
                 if stmt.start_byte >= child.start_byte:
                     break
-                if exits_in(stmt):
+                if any(not _exit_lets_many_through(e, stmt, flow) for e in exits_in(stmt)):
                     return False
         child, node = node, node.parent
     return True
+
+
+def _many_threads(cond: Node, flow: ThreadFlow) -> bool:
+    """A condition that does not single out particular threads: provably the same for all
+    threads, or built only from ``<``, ``<=``, ``>``, ``>=`` (with ``&&``, ``||``, ``!``)."""
+    return flow.uniform(cond) or _inequality(cond)
+
+
+def _inequality(cond: Node) -> bool:
+    c = strip(cond) if cond.type == "parenthesized_expression" else cond
+    if c.type == "unary_expression":
+        op, inner = c.child(0), named(c)
+        return op is not None and op.type == "!" and bool(inner) and _inequality(inner[0])
+    if c.type != "binary_expression":
+        return False
+    op = c.child_by_field_name("operator")
+    left, right = c.child_by_field_name("left"), c.child_by_field_name("right")
+    if op is None or left is None or right is None:
+        return False
+    if op.type in ("<", "<=", ">", ">="):
+        return True
+    return op.type in ("&&", "||") and _inequality(left) and _inequality(right)
+
+
+def _exit_lets_many_through(exit_node: Node, stmt: Node, flow: ThreadFlow) -> bool:
+    """An earlier ``return`` / ``break`` / ``continue`` / ``?`` under conditions that all
+    let many threads pass (``if i >= n { return; }``); an unconditional exit, a ``?`` or an
+    exit under any other condition may leave only some threads, so it counts as gating."""
+    if exit_node.type == "try_expression":
+        return False
+    conditional = False
+    child, node = exit_node, exit_node.parent
+    while node is not None and child != stmt:
+        if node.type in ("if_expression", "while_expression"):
+            cond = node.child_by_field_name("condition")
+            if cond is not None and child != cond:
+                if not _many_threads(cond, flow):
+                    return False
+                conditional = True
+        elif node.type in ("match_expression", "closure_expression"):
+            return False
+        child, node = node, node.parent
+    return conditional
 
 
 def _has_arm_guard(match: Node) -> bool:
