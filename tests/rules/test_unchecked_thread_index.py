@@ -1,0 +1,294 @@
+"""unchecked_thread_index: exact findings and ranges; guarded uses, non-thread indexes and
+host code are not reported."""
+
+import pytest
+from helpers import dedent, lint
+
+from offload_ls.analysis.engine import analyze_source
+from offload_ls.analysis.model import Level
+from offload_ls.analysis.rules import all_rules
+from offload_ls.resources import rule_doc_path
+
+RULE = "unchecked_thread_index"
+
+HEAD = ("`{var}` comes from the thread index and is used in `{use}` without a bounds check: when the launch "
+        "covers more threads than elements (grid × block > len), the extra threads ")
+SAFE = "index past the end and the bounds check panics (on the GPU: a trap that aborts the kernel)"
+RAW = "read or write out of bounds without any check (undefined behavior)"
+TAIL = "; guard it with `{guard}` or return early when it is out of range"
+
+
+def safe(var, use, guard):
+    return HEAD.format(var=var, use=use) + SAFE + TAIL.format(guard=guard)
+
+
+def raw(var, use, guard):
+    return HEAD.format(var=var, use=use) + RAW + TAIL.format(guard=guard)
+
+
+TID = "let i = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;"
+TID_UNSAFE = "let i = unsafe { (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize };"
+
+CASES = [
+    pytest.param(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(x: &[f32; 1024], y: &mut [f32; 1024]) {{
+            {TID_UNSAFE}
+            y[i] = 2.0 * x[i];
+        }}
+        """,
+        [
+            (4, 7, 4, 8, safe("i", "y[i]", "if i < y.len() { .. }")),
+            (4, 20, 4, 21, safe("i", "x[i]", "if i < x.len() { .. }")),
+        ],
+        id="let-from-unsafe-block",
+    ),
+    pytest.param(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(out: *mut [f32; 1024], p: *mut f32) {{
+            unsafe {{
+                {TID}
+                (*out)[i] = 1.0;
+                *p.add(i) = 2.0;
+                *p.offset(i as isize) = 3.0;
+            }}
+        }}
+        """,
+        [
+            (5, 16, 5, 17, safe("i", "(*out)[i]", "if i < n { .. }")),
+            (6, 16, 6, 17, raw("i", "p.add(i)", "if i < n { .. }")),
+            (7, 19, 7, 29, raw("i", "p.offset(i as isize)", "if (i as isize) < n { .. }")),
+        ],
+        id="let-inside-unsafe-raw-pointer-uses",
+    ),
+    pytest.param(
+        """
+        #[kernel]
+        pub unsafe fn scale(x: *mut f32, s: f32) {
+            let i = thread::index_1d() as usize;
+            let v = x.get_unchecked(i);
+            unsafe { *x.add(i) *= s };
+        }
+        """,
+        [
+            (4, 29, 4, 30, raw("i", "x.get_unchecked(i)", "if i < n { .. }")),
+            (5, 21, 5, 22, raw("i", "x.add(i)", "if i < n { .. }")),
+        ],
+        id="rust-cuda-index-1d",
+    ),
+    pytest.param(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(y: &mut [f32; 1024], n: usize) {{
+            {TID}
+            let j = i * 2;
+            if n > 0 {{
+                y[j + 1] = 0.0;
+            }}
+        }}
+        """,
+        [(6, 11, 6, 16, safe("j", "y[j + 1]", "if (j + 1) < y.len() { .. }"))],
+        id="derived-variable-guard-on-something-else",
+    ),
+    pytest.param(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(y: &mut [f32; 1024], n: usize) {{
+            {TID}
+            if i >= n {{
+                y[i] = 0.0;
+            }}
+            if i < n {{
+                return;
+            }}
+            y[i] = 1.0;
+        }}
+        """,
+        [
+            (5, 11, 5, 12, safe("i", "y[i]", "if i < y.len() { .. }")),
+            (10, 7, 10, 8, safe("i", "y[i]", "if i < y.len() { .. }")),
+        ],
+        id="wrong-branch-and-wrong-early-exit",
+    ),
+    pytest.param(
+        """
+        #[cube(launch_unchecked)]
+        fn k(out: &mut Array<f32>) {
+            let i = ABSOLUTE_POS;
+            out[i] = 1.0;
+        }
+        """,
+        [(4, 9, 4, 10, safe("i", "out[i]", "if i < out.len() { .. }"))],
+        id="cubecl-launch-unchecked",
+    ),
+    pytest.param(
+        """
+        #[spirv(compute(threads(64)))]
+        pub fn k(#[spirv(global_invocation_id)] id: UVec3,
+                 #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] out: &mut [f32]) {
+            out[id.x as usize] = 1.0;
+        }
+        """,
+        [(4, 9, 4, 22, safe("id", "out[id.x as usize]", "if (id.x as usize) < out.len() { .. }"))],
+        id="rust-gpu-builtin-parameter",
+    ),
+    pytest.param(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(y: &mut [f32; 1024]) {{
+            store(y, 1.0);
+        }}
+        fn store(y: &mut [f32; 1024], v: f32) {{
+            {TID}
+            y[i] = v;
+        }}
+        """,
+        [(7, 7, 7, 8, safe("i", "y[i]", "if i < y.len() { .. }"))],
+        id="called-helper",
+    ),
+    # ---------------------------------------------------------------- guarded: not reported
+    pytest.param(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(x: &[f32; 1024], y: &mut [f32; 1024], n: usize) {{
+            {TID}
+            if i < n {{ y[i] = x[i]; }}
+            if i < 1024 {{ y[i] = 1.0; }}
+            if n > i {{ y[i] = 2.0; }}
+            if i < y.len() && x[i] > 0.0 {{ y[i] = 3.0; }}
+            if i >= n {{ }} else {{ y[i] = 4.0; }}
+            if !(i >= n) {{ y[i] = 5.0; }}
+            if (0..n).contains(&i) {{ y[i] = 6.0; }}
+            let ok = i < n && x[i] > 0.0;
+        }}
+        """,
+        [],
+        id="if-guards",
+    ),
+    pytest.param(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(y: &mut [f32; 1024], n: usize) {{
+            {TID}
+            if i >= n {{
+                return;
+            }}
+            y[i] = 1.0;
+            {{
+                y[i + 1] = 1.0;
+            }}
+        }}
+        #[kernel]
+        pub unsafe fn c(out: *mut f32, n: usize) {{
+            let i = thread::index_1d() as usize;
+            assert!(i < n, "index out of range");
+            *out.add(i) = 1.0;
+        }}
+        """,
+        [],
+        id="early-exit-and-assert",
+    ),
+    pytest.param(
+        """
+        #[kernel]
+        pub unsafe fn strided(n: usize, x: *mut f32) {
+            let stride = (thread::block_dim_x() * thread::grid_dim_x()) as usize;
+            let mut i = thread::index_1d() as usize;
+            while i < n {
+                *x.add(i) = 0.0;
+                i += stride;
+            }
+        }
+        """,
+        [],
+        id="grid-stride-loop",
+    ),
+    pytest.param(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(x: &[f32; 1024], y: &mut [f32; 1024], n: usize) {{
+            {TID}
+            if let Some(v) = y.get_mut(i) {{
+                *v = 1.0;
+            }}
+            let a = x.get(i);
+            match x.get(i) {{
+                Some(v) if i < n => y[i] = *v,
+                _ => {{}}
+            }}
+            y[i % 1024] = 0.0;
+            y[i & 1023] = 0.0;
+            y[i.min(1023)] = 0.0;
+            y[0] = 1.0;
+        }}
+        """,
+        [],
+        id="get-match-guard-and-clamped-indexes",
+    ),
+    pytest.param(
+        """
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(y: &mut [f32; 4]) {
+            for_each_index(|i| y[i] = 1.0);
+            for k in 0..4 {
+                y[k] = 0.0;
+            }
+        }
+        fn helper(i: usize, y: &mut [f32; 4]) {
+            y[i] = 1.0;
+        }
+        """,
+        [],
+        id="closure-loop-and-parameter-indexes",
+    ),
+    pytest.param(
+        f"""
+        fn host(y: &mut [f32; 4]) {{
+            {TID}
+            y[i] = 1.0;
+        }}
+        #[cube(launch)]
+        fn c(out: &mut Array<f32>) {{
+            let i = ABSOLUTE_POS;
+            out[i] = 1.0;
+        }}
+        """,
+        [],
+        id="host-code-and-cubecl-checked-launch",
+    ),
+    pytest.param(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(y: &mut [f32; 1024]) {{
+            {TID}
+            let broken = ;
+            y[i] = 1.0;
+        }}
+        """,
+        [(5, 7, 5, 8, safe("i", "y[i]", "if i < y.len() { .. }"))],
+        id="syntax-error-in-kernel",
+    ),
+]
+
+
+@pytest.mark.parametrize(("src", "expected"), CASES)
+def test_findings(src, expected):
+    assert lint(dedent(src), RULE) == expected
+
+
+def test_default_level_and_configured_allow():
+    src = f'#[rustc_offload_kernel]\nextern "gpu-kernel" fn k(y: &mut [f32; 4]) {{ {TID} y[i] = 1.0; }}\n'
+    assert all_rules()[RULE].default_level is Level.WARN
+    assert [f.level for f in analyze_source(src.encode()).findings if f.rule == RULE] == [Level.WARN]
+    assert [f for f in analyze_source(src.encode(), {RULE: Level.ALLOW}).findings if f.rule == RULE] == []
+
+
+def test_doc_page_example_is_reported_and_fix_is_not():
+    text = rule_doc_path(RULE).read_text(encoding="utf-8")
+    blocks = text.split("```rust\n")
+    example = blocks[2].split("```")[0]
+    fixed = blocks[3].split("```")[0]
+    assert [f[:4] for f in lint(example, RULE)] == [(4, 7, 4, 8), (4, 18, 4, 19), (4, 25, 4, 26)]
+    assert lint(fixed, RULE) == []
