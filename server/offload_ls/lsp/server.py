@@ -373,7 +373,7 @@ class OffloadLanguageServer(LanguageServer):
         root = self.root_of(path) if path is not None else None
         if (self.settings.scanWorkspace and root is not None and path.suffix == ".rs"
                 and path.is_file() and not is_ignored(path, root)):
-            self.schedule_disk(path, uri, 0)
+            self.schedule_disk(path, uri, 0, force=True)
         else:
             self.publish(uri, [], None)
 
@@ -408,33 +408,42 @@ class OffloadLanguageServer(LanguageServer):
 
     # ------------------------------------------------------------------ files on disk
 
-    def schedule_disk(self, path: Path, uri: str | None = None, delay_s: float | None = None) -> None:
-        """(Re-)analyse a file from disk (not open in the editor) after ``delay_s``."""
+    def schedule_disk(self, path: Path, uri: str | None = None, delay_s: float | None = None,
+                      force: bool = False) -> None:
+        """(Re-)analyse a file from disk (not open in the editor) after ``delay_s``
+        seconds (default: the debounce delay); ``force``: publish even if clean."""
         uri = uri or path.as_uri()
         if delay_s is None:
             delay_s = self.settings.debounceMs / 1000.0
-        self.jobs.schedule(uri, delay_s, lambda: self._analyse_disk(path, uri))
+        self.jobs.schedule(uri, delay_s, lambda: self._analyse_disk(path, uri, force))
 
-    async def _analyse_disk(self, path: Path, uri: str) -> None:
+    async def _analyse_disk(self, path: Path, uri: str, force: bool = False) -> None:
         if self.documents.by_path(path) is not None:
             return  # the editor's text wins
         result = await asyncio.get_running_loop().run_in_executor(
             self.pool, analyse_file, path, self.settings.maxFileBytes, self.levels_for(path))
-        self.publish_disk_result(result, uri)
+        self.publish_disk_result(result, uri, force)
 
-    def publish_disk_result(self, result: DiskResult, uri: str | None = None) -> None:
-        """Log a disk file's messages and publish its diagnostics (unless it is open)."""
+    def publish_disk_result(self, result: DiskResult, uri: str | None = None, force: bool = False) -> None:
+        """Log a disk file's messages and publish its diagnostics (unless it is open).
+
+        A clean file is published (as an empty list) only if it had diagnostics before,
+        or with ``force`` (after the editor closed it: its editor diagnostics must go)."""
         if self.documents.by_path(result.path) is not None:
             return
         uri = uri or result.path.as_uri()
         for m in result.messages:
             self.log(m, types.MessageType.Warning)
         if result.analysis is None or result.index is None:
-            if self.disk_uris.pop(uri, None) is not None:
+            if self.disk_uris.pop(uri, None) is not None or force:
                 self.publish(uri, [], None)
             return
-        self.disk_uris[uri] = result.path
-        self.publish(uri, to_diagnostics(result.analysis.findings, result.index, self.encoding, uri), None)
+        diagnostics = to_diagnostics(result.analysis.findings, result.index, self.encoding, uri)
+        if diagnostics:
+            self.disk_uris[uri] = result.path
+        elif self.disk_uris.pop(uri, None) is None and not force:
+            return  # clean and never reported: nothing to tell the client
+        self.publish(uri, diagnostics, None)
 
     def start_scan(self) -> None:
         """(Re)start the background scan of every workspace ``.rs`` file."""
