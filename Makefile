@@ -3,7 +3,11 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup demo test bench clean
+.PHONY: setup demo test bench toolchain doctor clean
+
+# Debian 12 packages of the offload toolchain (shared/offload-recipe/NOTES.md). Needs root.
+TOOLCHAIN_PACKAGES := rustc-web cargo-web rust-web-src clang-22 lld-22 llvm-22 llvm-22-tools \
+                      llvm-22-dev libomp-22-dev liboffload-22 liboffload-22-dev
 
 $(BIN)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -27,6 +31,16 @@ demo: setup
 
 test: setup
 	$(BIN)/python -m pytest -q
+
+toolchain:
+	@if dpkg -s $(TOOLCHAIN_PACKAGES) >/dev/null 2>&1; then echo "offload toolchain already installed"; \
+	else \
+	  if [ "$$(id -u)" != 0 ]; then echo "installing the toolchain needs root: sudo make toolchain"; exit 2; fi; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(TOOLCHAIN_PACKAGES); \
+	fi
+
+doctor: setup
+	$(BIN)/offload-ls doctor
 
 bench: setup
 	$(BIN)/python benchmarks/lint_latency.py
