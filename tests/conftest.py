@@ -1,8 +1,11 @@
 import sys
 from pathlib import Path
 
-# Tests import helpers.py from this directory.
-sys.path.insert(0, str(Path(__file__).parent))
+# Tests import helper modules (helpers.py, lsp/lsp_helpers.py, ...) by plain name; with
+# --import-mode=importlib their folders must be on sys.path.
+_HERE = Path(__file__).parent
+for _folder in (_HERE, *sorted(p for p in _HERE.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))):
+    sys.path.insert(0, str(_folder))
 
 
 # CI sets OFFLOAD_LS_REQUIRE_TOOLCHAIN=1 after installing the toolchain: then a skipped

@@ -1,0 +1,138 @@
+"""Background offload checks, one crate at a time: debounce, cancel-on-newer, generations.
+
+LSP-agnostic: the language server gives callbacks and converts results. Rules:
+
+- at most one compile per crate runs; a newer request cancels the running one (its process
+  group is killed) and starts after it has ended;
+- requests within ``debounce_s`` of each other coalesce into one run;
+- every run gets a generation number per crate; only a run that finished (not cancelled)
+  and is newer than the last delivered one is delivered, and it replaces all of that
+  crate's earlier compiler results — nothing stale remains after a fix.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from offload_ls.toolchain.compile import CheckResult, run_plan
+from offload_ls.toolchain.plan import Pass, Plan
+from offload_ls.toolchain.process import CancelToken
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class _CrateState:
+    generation: int = 0
+    delivered: int = 0
+    pending: asyncio.Task | None = None
+    running: asyncio.Task | None = None
+    token: CancelToken | None = None
+    waiters: list[asyncio.Future] = field(default_factory=list)
+
+
+class CompileService:
+    """Schedules checks per crate manifest.
+
+    Args:
+        make_plan: ``manifest -> Plan`` (may raise; the error is delivered via ``on_error``).
+            Called in a worker thread (it may run ``cargo metadata``).
+        on_result: ``(manifest, generation, CheckResult)`` for each delivered run.
+        on_error: ``(manifest, message)`` when no plan could be made.
+        on_progress: ``(manifest, event, message, percent)`` with event ``begin`` /
+            ``report`` / ``end``; return value ignored.
+        debounce_s: seconds to wait for more requests before starting.
+    """
+
+    def __init__(self, make_plan: Callable[[Path], Plan],
+                 on_result: Callable[[Path, int, CheckResult], Awaitable[None] | None],
+                 on_error: Callable[[Path, str], None],
+                 on_progress: Callable[[Path, str, str, int | None], None] | None = None,
+                 debounce_s: float = 0.3) -> None:
+        self.make_plan = make_plan
+        self.on_result = on_result
+        self.on_error = on_error
+        self.on_progress = on_progress
+        self.debounce_s = debounce_s
+        self._crates: dict[Path, _CrateState] = {}
+
+    def running(self, manifest: Path) -> bool:
+        st = self._crates.get(manifest)
+        return bool(st and st.running and not st.running.done())
+
+    def request(self, manifest: Path) -> asyncio.Future:
+        """Schedule a check of ``manifest``'s crate; returns a future resolved when a run
+        covering this request has been delivered or superseded."""
+        st = self._crates.setdefault(manifest, _CrateState())
+        st.generation += 1
+        if st.token is not None:
+            st.token.cancel()  # a newer save cancels the older compile of the same crate
+        if st.pending is not None and not st.pending.done():
+            st.pending.cancel()
+        fut = asyncio.get_running_loop().create_future()
+        st.waiters.append(fut)
+        st.pending = asyncio.ensure_future(self._start_after_debounce(manifest, st, st.generation))
+        return fut
+
+    def cancel(self, manifest: Path | None = None) -> None:
+        """Cancel the running check of one crate, or of all crates."""
+        for m, st in self._crates.items():
+            if manifest is None or m == manifest:
+                if st.token is not None:
+                    st.token.cancel()
+                if st.pending is not None:
+                    st.pending.cancel()
+
+    async def shutdown(self) -> None:
+        self.cancel()
+        tasks = [t for st in self._crates.values() for t in (st.running, st.pending) if t is not None]
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _start_after_debounce(self, manifest: Path, st: _CrateState, generation: int) -> None:
+        await asyncio.sleep(self.debounce_s)
+        if st.running is not None and not st.running.done():
+            await asyncio.gather(st.running, return_exceptions=True)  # killed already; wait for it
+        if generation != st.generation:
+            return  # a newer request will run
+        st.token = CancelToken()
+        st.running = asyncio.ensure_future(self._run(manifest, st, generation, st.token))
+
+    def _progress(self, manifest: Path, event: str, message: str, percent: int | None = None) -> None:
+        if self.on_progress is not None:
+            try:
+                self.on_progress(manifest, event, message, percent)
+            except Exception:  # noqa: BLE001 - progress must never break a compile
+                log.exception("progress callback failed")
+
+    async def _run(self, manifest: Path, st: _CrateState, generation: int, token: CancelToken) -> None:
+        self._progress(manifest, "begin", f"offload check of {manifest.parent.name}", 0)
+        result: CheckResult | None = None
+        try:
+            try:
+                plan = await asyncio.get_running_loop().run_in_executor(None, self.make_plan, manifest)
+            except Exception as exc:  # noqa: BLE001 - reported to the user
+                if generation == st.generation:
+                    self.on_error(manifest, str(exc))
+                return
+
+            def on_pass(i: int, n: int, p: Pass) -> None:
+                self._progress(manifest, "report", f"{p.label} pass ({i + 1}/{n})", int(100 * i / max(n, 1)))
+
+            result = await run_plan(plan, cancel=token, on_pass=on_pass)
+        finally:
+            self._progress(manifest, "end", "cancelled" if (result is None or result.cancelled) else
+                           f"done in {result.seconds:.1f} s")
+        if result.cancelled or generation <= st.delivered:
+            return
+        st.delivered = generation
+        maybe = self.on_result(manifest, generation, result)
+        if asyncio.iscoroutine(maybe):
+            await maybe
+        for fut in st.waiters:
+            if not fut.done():
+                fut.set_result(result)
+        st.waiters.clear()
