@@ -1,0 +1,97 @@
+"""CompileService: debounce, a newer request cancels the running compile, generations."""
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from offload_ls.toolchain.crate import Crate
+from offload_ls.toolchain.plan import Pass, Plan
+
+
+def _message(text: str) -> str:
+    return json.dumps({"reason": "compiler-message", "message": {
+        "level": "error", "message": text, "spans": [], "children": [], "code": None}})
+
+
+def _plan(tmp_path: Path, sleep_s: float, text: str) -> Plan:
+    crate = Crate(tmp_path / "Cargo.toml", "demo", tmp_path, tmp_path / "target", "demo", False)
+    code = f"import time; time.sleep({sleep_s}); print({_message(text)!r})"
+    return Plan(crate, "llvm-tools", [Pass("host", "host", (sys.executable, "-c", code), {}, tmp_path, 30.0)])
+
+
+def test_newer_request_cancels_the_running_compile_and_only_its_result_is_delivered(tmp_path):
+    from offload_ls.toolchain.service import CompileService
+
+    delivered = []
+    progress = []
+    texts = iter(["first (slow)", "second"])
+    sleeps = iter([5.0, 0.1])
+
+    def make_plan(manifest):
+        return _plan(tmp_path, next(sleeps), next(texts))
+
+    async def scenario():
+        svc = CompileService(make_plan, on_result=lambda m, g, r: delivered.append((g, [d.message for d in r.diagnostics])),
+                             on_error=lambda m, msg: delivered.append(("error", msg)),
+                             on_progress=lambda m, e, msg, pct: progress.append((e, msg)), debounce_s=0.05)
+        manifest = tmp_path / "Cargo.toml"
+        svc.request(manifest)
+        await asyncio.sleep(1.0)  # the slow run is running now
+        assert svc.running(manifest)
+        second = svc.request(manifest)
+        result = await asyncio.wait_for(second, 20)
+        await svc.shutdown()
+        return result
+
+    result = asyncio.run(scenario())
+    assert delivered == [(2, ["second"])]
+    assert [d.message for d in result.diagnostics] == ["second"]
+    assert [e for e, _ in progress] == ["begin", "report", "end", "begin", "report", "end"]
+    assert progress[2] == ("end", "cancelled")
+
+
+def test_requests_within_the_debounce_window_run_once(tmp_path):
+    from offload_ls.toolchain.service import CompileService
+
+    plans = []
+
+    def make_plan(manifest):
+        plans.append(manifest)
+        return _plan(tmp_path, 0.0, f"run {len(plans)}")
+
+    delivered = []
+
+    async def scenario():
+        svc = CompileService(make_plan, on_result=lambda m, g, r: delivered.append(g),
+                             on_error=lambda m, msg: None, debounce_s=0.3)
+        manifest = tmp_path / "Cargo.toml"
+        futs = [svc.request(manifest) for _ in range(5)]
+        await asyncio.wait_for(futs[-1], 20)
+        await svc.shutdown()
+
+    asyncio.run(scenario())
+    assert len(plans) == 1
+    assert delivered == [5]
+
+
+def test_plan_errors_are_reported(tmp_path):
+    from offload_ls.toolchain.service import CompileService
+
+    errors = []
+
+    def make_plan(manifest):
+        raise RuntimeError("Cargo.toml: cargo metadata failed: expected `]`")
+
+    async def scenario():
+        svc = CompileService(make_plan, on_result=lambda m, g, r: None,
+                             on_error=lambda m, msg: errors.append(msg), debounce_s=0.0)
+        svc.request(tmp_path / "Cargo.toml")
+        for _ in range(100):
+            if errors:
+                break
+            await asyncio.sleep(0.05)
+        await svc.shutdown()
+
+    asyncio.run(scenario())
+    assert errors == ["Cargo.toml: cargo metadata failed: expected `]`"]
