@@ -10,12 +10,13 @@
      (scoped_identifier name: (identifier) @marker)]
     (#any-of? @marker "offload_kernel" "rustc_offload_kernel" "kernel"))) @attr
 
-; #[cfg_attr(<cfg>, rustc_offload_kernel)] and friends
+; #[cfg_attr(<cfg>, rustc_offload_kernel)] and friends. The marker must follow a comma:
+; in #[cfg_attr(kernel, inline)] the first `kernel` is the cfg predicate, not a marker.
 (attribute_item
   (attribute
     (identifier) @cfg_attr (#eq? @cfg_attr "cfg_attr")
     arguments: (token_tree
-      (identifier) @marker
+      "," . (identifier) @marker
       (#any-of? @marker "offload_kernel" "rustc_offload_kernel" "kernel")))) @attr
 
 ; rust-gpu: #[spirv(compute(threads(64)))]
