@@ -83,6 +83,17 @@ CASES = [
         id="bare-offload-after-use-and-unrelated-offload-fn",
     ),
     pytest.param(
+        "fn f() { core::intrinsics::offload::<_, _, ()>(foo, [1, 1, 1], [256, 1, 1], (x,)); }",
+        [("offload()", "foo", "foo", 4, (1, 1, 1), (256, 1, 1), "[1, 1, 1]", "[256, 1, 1]", 256,
+          [("x", "x", (77, 78))])],
+        id="intrinsic-with-turbofish",
+    ),
+    pytest.param(
+        "fn f() { offload::<_, _, ()>(k, (a, b)); other::offload::<u8>(k, (a,)); }",
+        [("offload()", "k", "k", 2, None, None, None, None, None, [("a", "a", (33, 34)), ("b", "b", (36, 37))])],
+        id="bare-intrinsic-with-turbofish-other-module-ignored",
+    ),
+    pytest.param(
         "fn f() { other::offload(k, [1, 1, 1], [1, 1, 1], (x,)); }",
         [],
         id="offload-of-another-module-is-not-a-launch",

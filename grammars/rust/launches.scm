@@ -17,3 +17,15 @@
 (call_expression
   function: (identifier) @fn (#eq? @fn "offload")
   arguments: (arguments) @args) @bare_call
+
+; the same with a turbofish, as rustc's own tests write it:
+; core::intrinsics::offload::<_, _, ()>(kernel, [..], [..], (args,))  and bare offload::<..>(..)
+(call_expression
+  function: (generic_function
+    function: (scoped_identifier name: (identifier) @fn (#eq? @fn "offload")))
+  arguments: (arguments) @args) @call
+
+(call_expression
+  function: (generic_function
+    function: (identifier) @fn (#eq? @fn "offload"))
+  arguments: (arguments) @args) @bare_call

@@ -9,7 +9,8 @@ Forms (grammars/rust/launches.scm):
 
 - ``offload! { kernel = k, workgroup_dim = [..], thread_dim = [..], args = (..) }``
   (``grid_dim`` / ``block_dim`` accepted as synonyms);
-- ``core::intrinsics::offload(k, args)`` (2 arguments, the first form of #131513),
+- ``core::intrinsics::offload(k, args)`` (2 arguments, the first form of #131513; also with a
+  turbofish, ``offload::<_, _, ()>(..)``, as rustc's tests write it),
   ``offload(k, workgroup_dim, thread_dim, args)`` (4), and the 5- and 6-argument forms,
   whose extra arguments sit between the dimensions and the argument tuple;
 - Rust-CUDA ``launch!(module.k<<<grid, block, shared_mem, stream>>>(args..))``.
@@ -183,6 +184,8 @@ def _offload_call(call: Node, arguments: Node, bare: bool) -> Launch | None:
     if bare and args[-1].type not in ("tuple_expression", "parenthesized_expression", "unit_expression"):
         return None  # some other function that happens to be called `offload`
     fn = call.child_by_field_name("function")
+    if fn is not None and fn.type == "generic_function":  # offload::<_, _, ()>(..)
+        fn = fn.child_by_field_name("function")
     if fn is not None and fn.type == "scoped_identifier":
         path = fn.child_by_field_name("path")
         if path is None or "intrinsics" not in node_text(path):
