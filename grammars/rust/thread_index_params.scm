@@ -13,3 +13,14 @@
           "workgroup_id" "subgroup_id" "subgroup_local_invocation_id"))))
   .
   (parameter pattern: (identifier) @thread_index_param))
+
+; the subset that differs between workgroups (see global_index.scm)
+(parameters
+  (attribute_item
+    (attribute
+      (identifier) @attr (#eq? @attr "spirv")
+      arguments: (token_tree
+        (identifier) @builtin
+        (#any-of? @builtin "global_invocation_id" "workgroup_id"))))
+  .
+  (parameter pattern: (identifier) @global_index_param))

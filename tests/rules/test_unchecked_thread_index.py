@@ -148,6 +148,39 @@ CASES = [
         [(7, 7, 7, 8, safe("i", "y[i]", "if i < y.len() { .. }"))],
         id="called-helper",
     ),
+    pytest.param(
+        """
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(y: &mut [f32; 64]) {
+            let t = unsafe { _thread_idx_x() } as usize;
+            let mut tile = [0.0f32; 256];
+            tile[t] = 1.0;
+            y[t] = tile[t];
+        }
+        """,
+        [(6, 7, 6, 8, safe("t", "y[t]", "if t < y.len() { .. }"))],
+        id="block-local-index-into-a-parameter-but-not-into-a-local-tile",
+    ),
+    pytest.param(
+        """
+        use core::arch::amdgpu::{workgroup_id_x as block_idx_x, workitem_id_x as thread_idx_x};
+        #[rustc_offload_kernel]
+        pub unsafe extern "gpu-kernel" fn mm(d_a: *const i32, tile: *mut [i32; 256]) {
+            unsafe {
+                let local = thread_idx_x() as usize;
+                let global = (block_idx_x() * 256 + thread_idx_x()) as usize;
+                let shared = tile as *mut [i32; 256];
+                (*shared)[local] = 0;
+                (*shared)[global] = *d_a.add(global);
+            }
+        }
+        """,
+        [
+            (9, 19, 9, 25, safe("global", "(*shared)[global]", "if global < n { .. }")),
+            (9, 38, 9, 44, raw("global", "d_a.add(global)", "if global < n { .. }")),
+        ],
+        id="amdgpu-aliases-shared-tile",
+    ),
     # ---------------------------------------------------------------- guarded: not reported
     pytest.param(
         f"""

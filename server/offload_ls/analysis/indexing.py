@@ -8,7 +8,9 @@ Sources of thread dependence (queries, not Python patterns):
   ``_block_idx_x``, amdgpu ``workitem_id_x``, Rust-CUDA ``thread::index_1d``, krnl
   ``global_id``, CubeCL ``ABSOLUTE_POS`` ...);
 - grammars/rust/thread_index_params.scm: rust-gpu parameters marked
-  ``#[spirv(global_invocation_id)]`` and the other per-invocation builtins.
+  ``#[spirv(global_invocation_id)]`` and the other per-invocation builtins;
+- grammars/rust/global_index.scm: the subset that differs between workgroups (block index,
+  whole-grid position), as opposed to the thread index within a block.
 
 Values flow through ``let`` bindings (also ``let`` inside ``unsafe { }``), arithmetic and
 casts, and through plain assignments to a ``let mut`` variable anywhere in the function.
@@ -260,16 +262,20 @@ class ThreadFlow:
         self.uniform_params = uniform_params
         caps = captures("thread_index", fn).get("thread_index", [])
         self._sources = [(n.start_byte, n.end_byte) for n in caps]
+        gcaps = captures("global_index", fn).get("global_index", [])
+        self._global_sources = [(n.start_byte, n.end_byte) for n in gcaps]
         params = fn.child_by_field_name("parameters")
         self._thread_params: set[str] = set()
+        self._global_params: set[str] = set()
         if params is not None:
-            pcaps = captures("thread_index_params", params).get("thread_index_param", [])
-            self._thread_params = {node_text(n) for n in pcaps}
+            pcaps = captures("thread_index_params", params)
+            self._thread_params = {node_text(n) for n in pcaps.get("thread_index_param", [])}
+            self._global_params = {node_text(n) for n in pcaps.get("global_index_param", [])}
         self._assigned: dict[str, list[Node]] = {}
         body = fn.child_by_field_name("body")
         if body is not None:
             self._collect_assignments(body)
-        self._dep_memo: dict[tuple[int, int, str], bool] = {}
+        self._dep_memo: dict[tuple[int, int, str, bool], bool] = {}
         self._uni_memo: dict[tuple[int, int, str], bool] = {}
 
     def _collect_assignments(self, body: Node) -> None:
@@ -287,45 +293,50 @@ class ThreadFlow:
 
     # ----------------------------------------------------------------- dependence
 
-    def is_source(self, node: Node) -> bool:
-        """Does ``node`` contain a thread-index intrinsic or constant (thread_index.scm)?"""
-        return any(node.start_byte <= s and e <= node.end_byte for s, e in self._sources)
+    def is_source(self, node: Node, global_only: bool = False) -> bool:
+        """Does ``node`` contain a thread-index intrinsic or constant (thread_index.scm)?
+        With ``global_only``, only one that differs between workgroups (global_index.scm:
+        block index, whole-grid position), not a thread index within the block."""
+        sources = self._global_sources if global_only else self._sources
+        return any(node.start_byte <= s and e <= node.end_byte for s, e in sources)
 
     def binding(self, ident: Node) -> Binding | None:
         """Binding of identifier node ``ident`` (see :func:`find_binding`)."""
         return find_binding(node_text(ident), ident)
 
-    def binding_depends(self, b: Binding) -> bool:
-        """Is the value bound by ``b`` derived from the thread index?"""
-        key = (b.node.start_byte, b.node.end_byte, b.name)
+    def binding_depends(self, b: Binding, global_only: bool = False) -> bool:
+        """Is the value bound by ``b`` derived from the thread index (with ``global_only``:
+        from a block index or grid position, see :meth:`is_source`)?"""
+        key = (b.node.start_byte, b.node.end_byte, b.name, global_only)
         if key in self._dep_memo:
             return self._dep_memo[key]
         self._dep_memo[key] = False  # cycle guard (`let i = i + 1;` refers to an outer i)
         result = False
         if b.kind == "param":
-            result = b.name in self._thread_params and b.node.parent is not None \
-                and b.node.parent.parent == self.fn
+            names = self._global_params if global_only else self._thread_params
+            result = b.name in names and b.node.parent is not None and b.node.parent.parent == self.fn
         elif b.kind in ("let", "pattern") and b.node.type == "let_declaration":
-            if b.value is not None and self.depends(b.value):
+            if b.value is not None and self.depends(b.value, global_only):
                 result = True
-            elif b.mutable and any(self.depends(r) for r in self._assigned.get(b.name, [])):
+            elif b.mutable and any(self.depends(r, global_only) for r in self._assigned.get(b.name, [])):
                 result = True
         self._dep_memo[key] = result
         return result
 
-    def depends(self, expr: Node) -> bool:
+    def depends(self, expr: Node, global_only: bool = False) -> bool:
         """Does ``expr``'s value depend on the thread / block index (directly, or through
-        variables bound in this function)?"""
-        if self.is_source(expr):
+        variables bound in this function)? ``global_only``: see :meth:`is_source`."""
+        if self.is_source(expr, global_only):
             return True
-        return bool(self.thread_vars(expr))
+        return bool(self.thread_vars(expr, global_only))
 
-    def thread_vars(self, expr: Node) -> list[tuple[Node, Binding]]:
-        """Identifiers in ``expr`` bound to thread-derived values, with their bindings."""
+    def thread_vars(self, expr: Node, global_only: bool = False) -> list[tuple[Node, Binding]]:
+        """Identifiers in ``expr`` bound to thread-derived values, with their bindings.
+        ``global_only``: see :meth:`is_source`."""
         out = []
         for ident in identifiers(expr):
             b = self.binding(ident)
-            if b is not None and self.binding_depends(b):
+            if b is not None and self.binding_depends(b, global_only):
                 out.append((ident, b))
         return out
 

@@ -11,7 +11,9 @@ A use is guarded (analysis/indexing.py ``bounds``) when it sits in the branch of
 (``i < n``, ``n > i``, the ``else`` of ``i >= n``), or after an early exit in the same or an
 enclosing block (``if i >= n { return; }``, ``assert!(i < n)``), the variable or one it is
 computed from. ``.get(i)`` / ``.get_mut(i)`` are never reported, nor are indexes reduced
-with ``%``, ``&``, ``.min(..)`` or ``.clamp(..)``. CubeCL kernels marked
+with ``%``, ``&``, ``.min(..)`` or ``.clamp(..)``, nor an index computed only from the thread
+index within the block (no block index / grid position, grammars/rust/global_index.scm) into
+an array bound by ``let`` in the same function — a shared-memory tile sized by the block. CubeCL kernels marked
 ``#[cube(launch)]`` are skipped: CubeCL's checked mode turns out-of-bounds reads into zeros
 and drops out-of-bounds writes (cubecl-core ``CheckedIoProcessor``).
 """
@@ -23,7 +25,7 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.indexing import ThreadFlow, bounds, diverges, named, strip
+from offload_ls.analysis.indexing import ThreadFlow, bounds, diverges, find_binding, named, strip
 from offload_ls.analysis.kernels import attributed_item
 from offload_ls.analysis.model import Ecosystem, Finding, Level, Span
 from offload_ls.analysis.rules import Rule
@@ -60,6 +62,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             tvars = flow.thread_vars(index)
             if not tvars:
                 continue
+            if not flow.thread_vars(index, global_only=True) and _indexes_a_local(use):
+                continue  # a block-local index into a local (e.g. shared-memory) tile
             names = flow.roots([b for _, b in tvars])
             if _guarded(use, body, names, ctx.source):
                 continue
@@ -126,6 +130,31 @@ def _index_uses(body: Node) -> Iterator[tuple[Node, Node, bool]]:
                 if field is not None and node_text(field) in _RAW_METHODS and len(arg_list) == 1:
                     yield n, arg_list[0], True
         stack.extend(reversed(n.named_children))
+
+
+def _indexes_a_local(use: Node) -> bool:
+    """Is the indexed buffer a variable bound by ``let`` in this function (a local array or
+    a shared-memory tile) rather than a parameter?"""
+    if use.type == "index_expression":
+        node = named(use)[0]
+    else:
+        fn = use.child_by_field_name("function")
+        node = fn.child_by_field_name("value") if fn is not None else None
+    while node is not None:
+        node = strip(node)
+        if node.type == "identifier":
+            binding = find_binding(node_text(node), node)
+            return binding is not None and binding.kind in ("let", "pattern")
+        if node.type == "unary_expression":
+            inner = named(node)
+            node = inner[0] if inner else None
+        elif node.type == "field_expression":
+            node = node.child_by_field_name("value")
+        elif node.type == "index_expression":
+            node = named(node)[0]
+        else:
+            return False
+    return False
 
 
 def _clamped(index: Node) -> bool:
