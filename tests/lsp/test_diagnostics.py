@@ -117,7 +117,8 @@ async def test_editor_text_wins_and_close_returns_to_disk_diagnostics(client, tm
     uri = path.as_uri()
     await initialize(client, tmp_path, encodings=["utf-16"])
     # Scanned from disk (no version: the file is not open).
-    assert [key(d) for d in of_rule(await published(client, uri, version=None))] == [expected("utf-16")]
+    assert [key(d) for d in of_rule(await published(client, uri))] == [expected("utf-16")]
+    assert [p.version for p in client.published if p.uri == uri] == [None]
     open_doc(client, uri, SRC.replace("*mut", "&mut"))
     assert of_rule(await published(client, uri, version=1)) == []
     count = len(client.published)
@@ -130,7 +131,9 @@ async def test_editor_text_wins_and_close_returns_to_disk_diagnostics(client, tm
 
 async def test_deeply_nested_expression_is_analysed(client, tmp_path):
     depth = 50_000
-    src = SRC.replace("{\n}", "{\n    let v = " + "(" * depth + "1" + ")" * depth + ";\n}")
+    nested = "(" * depth + "1" + ")" * depth
+    chain = "1.0 + " * depth + "1.0"
+    src = SRC.replace("{\n}", f"{{\n    let v = {nested};\n    let w = {chain};\n}}")
     await initialize(client, tmp_path, encodings=["utf-8"])
     uri = (tmp_path / "deep.rs").as_uri()
     open_doc(client, uri, src)

@@ -13,7 +13,6 @@ from lsp_helpers import (
     open_doc,
     published,
     rng,
-    wait_for,
 )
 
 SRC = """#[offload_kernel]
@@ -140,3 +139,40 @@ async def test_bad_input_is_logged_and_the_server_keeps_working(client, tmp_path
         text_document=types.TextDocumentIdentifier(uri=good.as_uri()),
         position=types.Position(line=1, character=4)))
     assert hover.contents.value.startswith("**GPU kernel `scale`** — std-offload")
+
+
+async def test_scan_workspace_setting_toggles_scanning(client, tmp_path):
+    lib = write(tmp_path / "src" / "lib.rs", SRC)
+    await initialize(client, tmp_path, init_options={"scanWorkspace": False},
+                     configuration={"scanWorkspace": False})
+    # Synchronise on an open document: nothing was scanned or watched.
+    doc = (tmp_path / "open.rs").as_uri()
+    open_doc(client, doc, SRC)
+    await published(client, doc, version=1)
+    assert lib.as_uri() not in client.diagnostics
+    assert not any(m.message.startswith(("watching ", "workspace scan:")) for m in client.log_messages)
+
+    client.set_configuration({"scanWorkspace": True}, section="offload-ls")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    assert ranges(await published(client, lib.as_uri())) == [FINDING]
+    await log_line(client, lambda m: m.startswith("watching "), "the watcher to start")
+
+    count = len(client.published)
+    client.set_configuration({"scanWorkspace": False}, section="offload-ls")
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
+    assert await published(client, lib.as_uri(), after=count) == []
+
+
+async def test_workspace_folders_added_and_removed(client, tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    a = write(first / "a.rs", SRC)
+    b = write(second / "b.rs", SRC)
+    await initialize(client, first)
+    assert ranges(await published(client, a.as_uri())) == [FINDING]
+    count = len(client.published)
+    client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+        event=types.WorkspaceFoldersChangeEvent(
+            added=[types.WorkspaceFolder(uri=second.as_uri(), name="second")],
+            removed=[types.WorkspaceFolder(uri=first.as_uri(), name="first")])))
+    assert await published(client, a.as_uri(), after=count) == []
+    assert ranges(await published(client, b.as_uri(), after=count)) == [FINDING]

@@ -57,3 +57,8 @@ def register(server: OffloadLanguageServer) -> None:
     def did_change_watched_files(ls: OffloadLanguageServer,
                                  params: types.DidChangeWatchedFilesParams) -> None:
         ls.did_change_watched_files(params)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    async def did_change_workspace_folders(ls: OffloadLanguageServer,
+                                           params: types.DidChangeWorkspaceFoldersParams) -> None:
+        await ls.on_folders_changed()

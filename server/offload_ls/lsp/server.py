@@ -501,6 +501,25 @@ class OffloadLanguageServer(LanguageServer):
             if path is not None:
                 self.on_file_event(path, change.type == types.FileChangeType.Deleted)
 
+    async def on_folders_changed(self) -> None:
+        """Workspace folders were added or removed (pygls has updated its list): forget
+        files outside the remaining folders, re-watch and re-scan."""
+        for uri, path in list(self.disk_uris.items()):
+            if self.root_of(path) is None:
+                self.jobs.cancel(uri)
+                del self.disk_uris[uri]
+                self.publish(uri, [], None)
+        if not self.settings.scanWorkspace:
+            return
+        await self._stop_watcher()
+        await self.start_watching()
+        self.start_scan()
+
+    async def _stop_watcher(self) -> None:
+        watcher, self.watcher = self.watcher, None
+        if watcher is not None:
+            await asyncio.get_running_loop().run_in_executor(self.pool, watcher.stop)
+
     async def reanalyse_all(self, scan_changed: bool = False) -> None:
         """After a settings or Cargo.toml change: every open document, and the workspace
         files (rescanned, or cleared if scanning was turned off)."""
@@ -512,9 +531,7 @@ class OffloadLanguageServer(LanguageServer):
         elif scan_changed:
             if self._scan_task is not None:
                 self._scan_task.cancel()
-            if self.watcher is not None:
-                self.watcher.stop()
-                self.watcher = None
+            await self._stop_watcher()
             for uri in list(self.disk_uris):
                 self.jobs.cancel(uri)
                 self.publish(uri, [], None)
