@@ -6,7 +6,10 @@ Async (the language server awaits it while still answering requests); the CLI wr
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Callable
+from pathlib import Path
 from dataclasses import dataclass, field
 
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic, merge, parse_cargo_output
@@ -47,6 +50,22 @@ class CheckResult:
         return sum(p.completed.seconds for p in self.passes if p.completed)
 
 
+_SHA = re.compile(r"\{sha:([^}]+)\}")
+
+
+def resolve_placeholders(argv: tuple[str, ...]) -> tuple[str, ...]:
+    """Replace ``{sha:PATH}`` in argv elements with the first 16 hex digits of the SHA-256
+    of that file (written by an earlier pass). Used to name the embedded device image by
+    its content, so cargo relinks exactly when the image changes.
+
+    Raises:
+        OSError: the file does not exist.
+    """
+    def sub(m: re.Match) -> str:
+        return hashlib.sha256(Path(m.group(1)).read_bytes()).hexdigest()[:16]
+    return tuple(_SHA.sub(sub, a) for a in argv)
+
+
 def _failure_diagnostic(p: Pass, done: Completed, had_json_errors: bool) -> CompilerDiagnostic | None:
     if done.error:
         return CompilerDiagnostic([p.label], "error", f"{p.label} pass could not start: {done.error}", None)
@@ -83,7 +102,14 @@ async def run_plan(plan: Plan, cancel: CancelToken | None = None,
             continue
         if on_pass is not None:
             on_pass(i, len(plan.passes), p)
-        done = await run_async(p.argv, timeout=p.timeout, cwd=p.cwd, env=p.env, cancel=cancel,
+        try:
+            argv = resolve_placeholders(p.argv)
+        except OSError as exc:
+            all_diags.append(CompilerDiagnostic([p.label], "error", f"{p.name} pass: input missing: {exc}", None))
+            errors_so_far = True
+            result.passes.append(PassResult(p.name, p.label, None, skipped=True))
+            continue
+        done = await run_async(argv, timeout=p.timeout, cwd=p.cwd, env=p.env, cancel=cancel,
                                on_stderr_line=(lambda line, p=p: on_line(p, line)) if on_line else None)
         result.passes.append(PassResult(p.name, p.label, done))
         if done.cancelled:

@@ -273,6 +273,20 @@ def find_ptxas(cuda_path: str | None = None) -> str | None:
     return str(default) if default.is_file() else None
 
 
+def find_cuda_path(ptxas: str | None = None) -> str | None:
+    """A CUDA installation for clang's ``--cuda-path`` (it reads the CUDA version there to
+    choose the PTX version; a wrong path gives "PTX version 4.2 does not support target
+    'sm_90'", measured with clang 22): ``CUDA_PATH``, ``CUDA_HOME``, ``/usr/local/cuda``,
+    then the directory above ``ptxas``'s ``bin/`` if it looks like CUDA (has ``include/``)."""
+    candidates = [os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"), "/usr/local/cuda"]
+    if ptxas:
+        candidates.append(str(Path(os.path.realpath(ptxas)).parents[1]))
+    for c in candidates:
+        if c and (Path(c) / "bin" / "ptxas").is_file() and (Path(c) / "include").is_dir():
+            return c
+    return None
+
+
 @dataclass
 class Gpu:
     """A GPU seen on this machine. arch: ``sm_90`` / ``gfx90a`` where known."""

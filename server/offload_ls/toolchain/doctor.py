@@ -21,6 +21,7 @@ from offload_ls.toolchain.discover import (
     LlvmTools,
     RustToolchain,
     candidate_toolchains,
+    find_cuda_path,
     find_gpus,
     find_llvm_tools,
     find_ptxas,
@@ -48,6 +49,7 @@ class DoctorReport:
     llvm: LlvmTools | None
     ptxas: str | None
     gpus: list[Gpu]
+    cuda_path: str | None = None
     target: str = "nvptx64-nvidia-cuda"
     arch: str = "sm_90"
     missing: list[str] = field(default_factory=list)
@@ -125,7 +127,7 @@ def run_doctor(rustc: str | None = None, cargo: str | None = None, arch: str | N
     report = DoctorReport(
         toolchains=toolchains, chosen=best[0] if best else None,
         pipeline=best[1] if best else HOST_ONLY, llvm=best[2] if best else None,
-        ptxas=ptxas, gpus=gpus, target=target,
+        ptxas=ptxas, gpus=gpus, target=target, cuda_path=find_cuda_path(ptxas),
         arch=arch or default_arch or facts.GPU_TARGETS.get(target, "sm_90"), notes=gpu_notes,
     )
     if best is None:
@@ -167,7 +169,7 @@ def render_text(report: DoctorReport) -> str:
             lines.append(f"    {tool:<26} {path or 'MISSING'}")
         lines.append(f"    {'libomptarget':<26} {report.llvm.libomptarget or 'MISSING'}"
                      + (f"  (plugins: {', '.join(report.llvm.plugins)})" if report.llvm.plugins else ""))
-    lines.append(f"ptxas: {report.ptxas or 'not found'}")
+    lines.append(f"ptxas: {report.ptxas or 'not found'}" + (f"  (CUDA at {report.cuda_path})" if report.cuda_path else ""))
     if report.gpus:
         lines.append("GPUs:")
         for g in report.gpus:

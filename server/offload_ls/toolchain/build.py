@@ -1,0 +1,167 @@
+"""The build pipeline: from a crate to an executable with embedded device images.
+
+LLVM-tools pipeline (shared/offload-recipe/NOTES.md "Pipeline without native support",
+verified on an NVIDIA H200): device pass(es) to bitcode, kernel ABI fix-up
+(:mod:`offload_ls.toolchain.kernel_abi`), ``llvm-offload-binary`` bundle, embed with clang,
+host pass ``-Zoffload=Test`` linked through clang-linker-wrapper. Native pipeline: device
+pass ``-Zoffload=Device``, host pass ``-Zoffload=Host=<abs bundle>`` (untested here: no
+rustc with offload support was available).
+
+Device images (``--device-image``): ``gpu`` embeds only the GPU image; ``host`` only an
+x86_64 image for libomptarget's Virtual Host Device (kernels run on the CPU, for machines
+without a GPU); ``both`` embeds both — measured on an H200, such a binary ran its kernels
+on the host device although the GPU was there (NOTES.md), so it is warned against.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from offload_ls.toolchain import facts
+from offload_ls.toolchain.crate import Crate
+from offload_ls.toolchain.doctor import NATIVE, DoctorReport
+from offload_ls.toolchain.plan import DEFAULT_TIMEOUTS, Pass, Plan, _base_env, _target_args, device_cargo_config
+
+HOST_TRIPLE = "x86_64-unknown-linux-gnu"
+RELEASE_PROFILE = ("--config", 'profile.release.lto="fat"', "--config", 'profile.release.panic="abort"',
+                   "--config", "profile.release.codegen-units=1")
+
+
+@dataclass(frozen=True)
+class Image:
+    """One device image: target triple, arch (``sm_90``, ``generic``), and its files."""
+
+    triple: str
+    arch: str
+    raw_bc: Path
+    raw_ll: Path
+    fixed_ll: Path
+    bc: Path
+
+    @property
+    def tag(self) -> str:
+        return f"{self.triple.split('-')[0]}-{self.arch}"
+
+
+@dataclass
+class BuildPlan(Plan):
+    """A :class:`Plan` for ``build``, with where its products go."""
+
+    images: tuple[Image, ...] = ()
+    exe: Path | None = None
+    ptx: Path | None = None
+    cubin: Path | None = None
+
+
+def images_for(device_image: str, report: DoctorReport, out: Path) -> tuple[Image, ...]:
+    """Images to embed for ``device_image`` = ``gpu`` / ``host`` / ``both``."""
+    def image(triple: str, arch: str) -> Image:
+        stem = out / f"device-{triple.split('-')[0]}-{arch}"
+        return Image(triple, arch, stem.with_suffix(".raw.bc"), stem.with_suffix(".raw.ll"),
+                     stem.with_suffix(".ll"), stem.with_suffix(".bc"))
+    gpu = image(report.target, report.arch)
+    host = image(HOST_TRIPLE, "generic")
+    return {"gpu": (gpu,), "host": (host,), "both": (gpu, host)}[device_image]
+
+
+def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
+               timeouts: dict[str, float] | None = None) -> BuildPlan:
+    """Passes that build ``crate``'s executable with the chosen device images.
+
+    Raises:
+        ValueError: the pipeline is host-only (nothing to build for a device), or the crate
+            has no binary target.
+    """
+    if report.pipeline == "host-only" or report.toolchain is None or report.llvm is None:
+        raise ValueError("no offload-capable toolchain: " + ("; ".join(report.missing) or "see `offload-ls doctor`")
+                         + (f"\ninstall: {report.install}" if report.install else ""))
+    if crate.bin is None:
+        raise ValueError(f"{crate.manifest}: no binary target to build (pass --bin NAME)")
+    t = {**DEFAULT_TIMEOUTS, **(timeouts or {})}
+    tc, llvm = report.toolchain, report.llvm
+    tools = llvm.tools
+    out = crate.out_dir / "build"
+    env = _base_env(report)
+    manifest = ("--manifest-path", str(crate.manifest))
+    cwd = crate.manifest.parent
+    images = images_for(device_image, report, out)
+    plan = BuildPlan(crate, report.pipeline, images=images)
+    plan.exe = out / "target-host" / "release" / crate.bin
+    std_cfg = device_cargo_config(report)
+    for img in images:
+        gpu = img.triple != HOST_TRIPLE
+        dev_env = dict(env)
+        if gpu and img.triple.startswith("nvptx"):
+            dev_env[f"CARGO_TARGET_{img.triple.upper().replace('-', '_')}_RUSTFLAGS"] = f"-Ctarget-cpu={img.arch}"
+        build_std = ["-Zbuild-std=core"] if gpu and tc.gpu_std.get(img.triple) == "build-std" else []
+        native = ["-Zoffload=Device"] if report.pipeline == NATIVE else []
+        plan.passes.append(Pass(
+            name=f"device-{img.tag}", label=f"device {img.triple.split('-')[0]} {img.arch}",
+            argv=(tc.cargo, *(std_cfg if gpu else ()), *RELEASE_PROFILE, "rustc", "--release",
+                  "--message-format=json", *manifest, *_target_args(crate), "--target", img.triple, *build_std,
+                  "--target-dir", str(out / "target-device"), "--", *native, "--cfg", facts.DEVICE_CFG,
+                  f"-Clinker={shutil.which('true') or '/bin/true'}", f"--emit=llvm-bc={img.raw_bc},link"),
+            env=dev_env, cwd=cwd, timeout=t["build"], emits=(img.raw_bc,)))
+        if report.pipeline != NATIVE:
+            plan.passes += [
+                Pass(f"llvm-dis-{img.tag}", "device ABI", (tools["llvm-dis"], str(img.raw_bc), "-o", str(img.raw_ll)),
+                     {}, cwd, t["tool"], (img.raw_ll,), json=False, needs_clean=True),
+                Pass(f"kernel-abi-{img.tag}", "device ABI",
+                     (sys.executable, "-m", "offload_ls.toolchain.kernel_abi", str(img.raw_ll), str(img.fixed_ll)),
+                     {}, cwd, t["tool"], (img.fixed_ll,), json=False, needs_clean=True),
+                Pass(f"llvm-as-{img.tag}", "device ABI",
+                     (str(Path(tools["llvm-dis"]).with_name("llvm-as")), str(img.fixed_ll), "-o", str(img.bc)),
+                     {}, cwd, t["tool"], (img.bc,), json=False, needs_clean=True),
+            ]
+        else:
+            plan.passes.append(Pass(f"copy-{img.tag}", "device", ("cp", str(img.raw_bc), str(img.bc)),
+                                    {}, cwd, t["tool"], (img.bc,), json=False, needs_clean=True))
+        if gpu and img.triple.startswith("nvptx") and tools.get("llc"):
+            plan.ptx = img.bc.with_suffix(".ptx")
+            plan.passes.append(Pass(f"llc-{img.tag}", "device PTX",
+                                    (tools["llc"], "-O3", f"-mcpu={img.arch}", str(img.bc), "-o", str(plan.ptx)),
+                                    {}, cwd, t["tool"], (plan.ptx,), json=False, needs_clean=True))
+            if report.ptxas:
+                plan.cubin = img.bc.with_suffix(".cubin")
+                plan.passes.append(Pass("ptxas", "device cubin",
+                                        (report.ptxas, "-v", f"-arch={img.arch}", str(plan.ptx), "-o", str(plan.cubin)),
+                                        {}, cwd, t["tool"], (plan.cubin,), json=False, needs_clean=True))
+    bundle = out / "host.out"
+    image_args = [f"--image=file={img.bc},triple={img.triple},arch={img.arch},kind=openmp" for img in images]
+    plan.passes.append(Pass("bundle", "link", (tools["llvm-offload-binary"], "-o", str(bundle), *image_args),
+                            {}, cwd, t["tool"], (bundle,), json=False, needs_clean=True))
+    embed = out / f"offload-image-{{sha:{bundle}}}.o"
+    clang = tools["clang"]
+    if report.pipeline != NATIVE:
+        plan.passes.append(Pass("embed", "link", (clang, "-c", "-x", "c", "/dev/null", "-Xclang",
+                                                  f"-fembed-offload-object={bundle}", "-o", str(embed)),
+                                {}, cwd, t["tool"], (), json=False, needs_clean=True))
+    llvm_lib = str(Path(llvm.libomptarget).parent) if llvm.libomptarget else f"/usr/lib/llvm-{llvm.major}/lib"
+    gpu_arch = next((img.arch for img in images if img.triple != HOST_TRIPLE), None)
+    link = ["-L", f"native={llvm_lib}", "-l", "dylib=omptarget", f"-Clinker={clang}",
+            # --offload-link: link through clang-linker-wrapper, which compiles the embedded
+            # images and registers them (without it a host-only image is not linked in).
+            "-Clink-arg=-fopenmp", "-Clink-arg=--offload-link", "-Clink-arg=-nogpulib", "-Clink-arg=-O3",
+            f"-Clink-arg=-Wl,--device-compiler={HOST_TRIPLE}=-fuse-ld=lld", f"-Clink-arg=-Wl,-rpath,{llvm_lib}"]
+    if gpu_arch:
+        link.insert(6, f"-Clink-arg=--offload-arch={gpu_arch}")
+    if gpu_arch and report.cuda_path and report.target.startswith("nvptx"):
+        link.append(f"-Clink-arg=--cuda-path={report.cuda_path}")
+    host_env = dict(env)
+    # clang-linker-wrapper finds clang, ld.lld and ptxas on PATH (NOTES.md).
+    path_dirs = [str(Path(clang).parent)] + ([str(Path(report.ptxas).parent)] if report.ptxas else [])
+    host_env["PATH"] = ":".join([*path_dirs, os.environ.get("PATH", "")])
+    if report.pipeline == NATIVE:
+        mode = [f"-Zoffload=Host={bundle}"]
+    else:
+        mode = ["-Zoffload=Test", f"-Clink-arg={embed}"]
+    plan.passes.append(Pass(
+        "host", "host",
+        (tc.cargo, *RELEASE_PROFILE, "rustc", "--release", "--message-format=json", *manifest,
+         *_target_args(crate), "--target-dir", str(out / "target-host"), "--", *mode, "-Zunstable-options", *link),
+        host_env, cwd, t["build"], (plan.exe,), needs_clean=True))
+    return plan

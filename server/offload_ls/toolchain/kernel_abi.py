@@ -1,0 +1,171 @@
+"""Kernel ABI fix-up of device IR: what rustc's ``-Zoffload=Device`` does, for compilers
+built without it (shared/offload-recipe/NOTES.md, "Pipeline without native support", step 2).
+
+libomptarget calls every kernel with a first ``ptr %dyn_ptr`` argument and passes scalar
+arguments as 64-bit values; rustc's device pass (rustc_codegen_llvm/src/back/write.rs,
+``handle_offload``) rewrites each function carrying the LLVM attribute ``"offload-kernel"``
+accordingly. Without it the kernel reads its arguments shifted by one and crashes.
+
+This module does the same on textual IR (``llvm-dis`` output): each kernel ``@k`` becomes
+an internal ``@k.offload_inner``, and a new ``@k(ptr %dyn_ptr, ...)`` with the original
+calling convention truncates the widened scalars and calls it. LLVM IR is not Rust, so
+reading its ``define`` lines with patterns is fine here.
+
+Run as a pipeline pass: ``python -m offload_ls.toolchain.kernel_abi IN.ll OUT.ll``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+_ATTR_GROUP = re.compile(r"^attributes (#\d+) = \{(.*)\}\s*$")
+_DEFINE = re.compile(r"^define (?P<pre>[^@]*?)@(?P<name>[\w.$]+|\"[^\"]+\")\((?P<params>.*)\)(?P<post>[^(]*?)\{\s*$")
+_INT = re.compile(r"^i(\d+)$")
+_FLOATS = {"half": 16, "bfloat": 16, "float": 32, "double": 64}
+_CC = ("ptx_kernel", "amdgpu_kernel", "spir_kernel")
+
+
+@dataclass
+class KernelParam:
+    """One parameter of a ``define`` line: its type and the rest (attributes, name)."""
+
+    type: str
+    rest: str
+
+
+def split_params(text: str) -> list[KernelParam]:
+    """Split an IR parameter list at top-level commas; ``""`` -> ``[]``."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        parts.append("".join(cur).strip())
+    out = []
+    for p in parts:
+        ty, _, rest = p.partition(" ")
+        out.append(KernelParam(ty, rest))
+    return out
+
+
+def _scalar_bits(ty: str) -> int | None:
+    m = _INT.match(ty)
+    if m:
+        return int(m.group(1))
+    return _FLOATS.get(ty)
+
+
+def fix_kernel_abi(ir: str) -> tuple[str, list[str]]:
+    """Rewrite every ``"offload-kernel"`` function of ``ir`` (textual LLVM IR).
+
+    Returns:
+        (new IR, names of the rewritten kernels). Kernels that already start with a
+        ``%dyn_ptr`` parameter are left alone (idempotent).
+    """
+    lines = ir.splitlines()
+    kernel_groups = set()
+    for line in lines:
+        m = _ATTR_GROUP.match(line)
+        if m and '"offload-kernel"' in m.group(2):
+            kernel_groups.add(m.group(1))
+    out: list[str] = []
+    wrappers: list[str] = []
+    rewritten: list[str] = []
+    for line in lines:
+        m = _DEFINE.match(line)
+        groups = set(re.findall(r"#\d+", m.group("post"))) if m else set()
+        if not m or not (groups & kernel_groups):
+            out.append(_strip_kernel_attr(line))
+            continue
+        params = split_params(m.group("params"))
+        if params and params[0].rest.endswith("%dyn_ptr"):
+            out.append(line)
+            continue
+        name = m.group("name")
+        inner = f"{name}.offload_inner" if not name.startswith('"') else name[:-1] + '.offload_inner"'
+        pre = m.group("pre")
+        cc = next((c for c in _CC if re.search(rf"\b{c}\b", pre)), "")
+        inner_pre = re.sub(r"\b(dso_local|ptx_kernel|amdgpu_kernel|spir_kernel|dllexport)\b\s*", "", pre)
+        inner_pre = re.sub(r"\b(external|weak|weak_odr|linkonce_odr|linkonce|common)\b\s*", "", inner_pre)
+        out.append(f"define internal {inner_pre.strip()} @{inner}({m.group('params')}){m.group('post')}{{".replace("  ", " "))
+        rewritten.append(name.strip('"'))
+        wrappers.append(_wrapper(pre, name, inner, params, m.group("post")))
+    text = "\n".join(out)
+    if wrappers:
+        text += "\n\n; kernel entry points with libomptarget's ABI (offload-ls kernel_abi)\n" + "\n\n".join(wrappers) + "\n"
+    return text, rewritten
+
+
+def _strip_kernel_attr(line: str) -> str:
+    m = _ATTR_GROUP.match(line)
+    if m and '"offload-kernel"' in m.group(2):
+        return line.replace(' "offload-kernel"', "").replace('"offload-kernel" ', "")
+    return line
+
+
+def _wrapper(pre: str, name: str, inner: str, params: list[KernelParam], post: str) -> str:
+    ret = pre.split()[-1] if pre.split() else "void"
+    sig = ["ptr %dyn_ptr"]
+    body = []
+    call_args = []
+    for i, p in enumerate(params):
+        bits = _scalar_bits(p.type)
+        if bits is None:
+            sig.append(f"{p.type} %arg{i}")
+            call_args.append(f"{p.type} %arg{i}")
+            continue
+        sig.append(f"i64 %arg{i}")
+        if bits < 64:
+            body.append(f"  %t{i} = trunc i64 %arg{i} to i{bits}")
+            val = f"%t{i}"
+        else:
+            val = f"%arg{i}"
+        if p.type in _FLOATS:
+            body.append(f"  %f{i} = bitcast i{bits} {val} to {p.type}")
+            val = f"%f{i}"
+        call_args.append(f"{p.type} {val}")
+    # Keep linkage/visibility/CC words of the original, drop its return-attributes noise.
+    head = " ".join(w for w in pre.split() if w != ret)
+    attrs = " ".join(re.findall(r"#\d+", post))
+    call = f"call {ret} @{inner}({', '.join(call_args)})"
+    if ret == "void":
+        body += [f"  {call}", "  ret void"]
+    else:
+        body += [f"  %r = {call}", f"  ret {ret} %r"]
+    return (f"define {head} {ret} @{name}({', '.join(sig)}) {attrs} {{\nentry:\n" + "\n".join(body) + "\n}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m offload_ls.toolchain.kernel_abi IN.ll OUT.ll``: exit 0 and print the
+    rewritten kernel names; exit 2 on usage or I/O errors, 3 if no kernel was found."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        print("usage: python -m offload_ls.toolchain.kernel_abi IN.ll OUT.ll", file=sys.stderr)
+        return 2
+    try:
+        text = Path(args[0]).read_text(encoding="utf-8")
+    except OSError as exc:
+        print(f"kernel_abi: {exc}", file=sys.stderr)
+        return 2
+    new, names = fix_kernel_abi(text)
+    Path(args[1]).write_text(new, encoding="utf-8")
+    if not names:
+        print("kernel_abi: no function with the \"offload-kernel\" attribute "
+              "(is #[rustc_offload_kernel] on the kernels of the device pass?)", file=sys.stderr)
+        return 3
+    print(" ".join(names))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
