@@ -23,6 +23,7 @@ All nodes are tree-sitter nodes of one tree; nothing here reads or writes files.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -35,8 +36,6 @@ _TRANSPARENT = {"parenthesized_expression", "type_cast_expression"}
 
 _LITERALS = {"integer_literal", "float_literal", "boolean_literal", "char_literal"}
 
-#: Where a nested body starts whose lets/exits belong to another function.
-_NESTED_FN = {"function_item", "closure_expression"}
 
 
 @dataclass(frozen=True)
@@ -135,24 +134,72 @@ def _let_binding(let: Node, name: str) -> Binding | None:
     return Binding(name, kind, let, let.child_by_field_name("value"), let.child_by_field_name("type"), mutable)
 
 
-def find_binding(name: str, at: Node) -> Binding | None:
+class LetIndex:
+    """The ``let`` declarations of one function by bound name, for fast lookups.
+
+    Args:
+        lets: ``let_declaration`` nodes of the function (not of nested functions; a
+            closure body sees the function's lets, so closures' lets are included).
+    """
+
+    def __init__(self, lets: list[Node]) -> None:
+        self._by_name: dict[str, list[tuple[Node, Node]]] = {}
+        for n in lets:
+            if n.parent is None or n.parent.type != "block":
+                continue
+            pattern = n.child_by_field_name("pattern")
+            for name in pattern_names(pattern) if pattern is not None else ():
+                self._by_name.setdefault(name, []).append((n, n.parent))
+
+    def nearest(self, name: str, at: Node) -> tuple[Node, Node] | None:
+        """(let, its block) of the innermost, latest ``let`` binding ``name`` that is
+        visible at ``at``: it ends before ``at`` and its block contains ``at``."""
+        best = None
+        for let, block in self._by_name.get(name, ()):
+            if let.end_byte <= at.start_byte and block.start_byte <= at.start_byte and at.end_byte <= block.end_byte:
+                if best is None or (block.start_byte, let.start_byte) > (best[1].start_byte, best[0].start_byte):
+                    best = (let, block)
+        return best
+
+
+def pattern_names(pattern: Node) -> set[str]:
+    """Every name a pattern binds (see :func:`pattern_binds`)."""
+    names = set()
+    stack = [pattern]
+    while stack:
+        n = stack.pop()
+        if n.type in ("identifier", "shorthand_field_identifier"):
+            text = node_text(n)
+            if pattern_binds(pattern, text):
+                names.add(text)
+        stack.extend(n.children)
+    return names
+
+
+def find_binding(name: str, at: Node, lets: LetIndex | None = None) -> Binding | None:
     """The binding of ``name`` visible at ``at``, searching outwards to the enclosing ``fn``.
 
     Args:
         name: an identifier. at: any node of the tree (the use, or a launch site).
+        lets: the :class:`LetIndex` of the enclosing function, to avoid scanning the
+            statements before ``at`` in every enclosing block (same result, faster).
 
     Returns ``None`` when the name is not bound inside the function (a constant, a static,
     an item, or a name the macro-free lexical search cannot see)."""
+    nearest_let = lets.nearest(name, at) if lets is not None else None
     child = at
     node = at.parent
     while node is not None:
         t = node.type
         if t == "block":
-            for stmt in reversed(_preceding(node, child)):
-                if stmt.type == "let_declaration":
-                    b = _let_binding(stmt, name)
-                    if b is not None:
-                        return b
+            if lets is None:
+                for stmt in reversed(_preceding(node, child)):
+                    if stmt.type == "let_declaration":
+                        b = _let_binding(stmt, name)
+                        if b is not None:
+                            return b
+            elif nearest_let is not None and nearest_let[1] == node:
+                return _let_binding(nearest_let[0], name)
         elif t == "closure_expression" and child == node.child_by_field_name("body"):
             params = node.child_by_field_name("parameters")
             if params is not None and pattern_binds(params, name):
@@ -219,24 +266,33 @@ def _let_condition_binds(cond: Node, name: str) -> bool:
     return False
 
 
+def _names_a_value(n: Node) -> bool:
+    """Is identifier node ``n`` a use of a value: not a path segment after ``::``, not a
+    macro name, not a closure parameter, not inside generic arguments?"""
+    parent = n.parent
+    if parent is None:
+        return True
+    if parent.type in ("scoped_identifier", "macro_invocation", "closure_parameters", "type_arguments"):
+        return False
+    if parent.type == "parameter" and parent.parent is not None and parent.parent.type == "closure_parameters":
+        return False
+    return True
+
+
 def identifiers(expr: Node) -> list[Node]:
-    """Identifier nodes in ``expr`` that name a value: not path segments after ``::``,
-    not macro names, not inside nested closures' own parameter lists."""
+    """Identifier nodes in ``expr`` that name a value (see :func:`_names_a_value`), in
+    document order."""
     out = []
     stack = [expr]
     while stack:
         n = stack.pop()
         if n.type == "identifier":
-            parent = n.parent
-            if parent is not None and parent.type == "scoped_identifier":
-                continue
-            if parent is not None and parent.type == "macro_invocation":
-                continue
-            out.append(n)
+            if _names_a_value(n):
+                out.append(n)
             continue
         if n.type in ("closure_parameters", "function_item", "type_arguments"):
             continue
-        stack.extend(n.children)
+        stack.extend(n.named_children)
     out.sort(key=lambda n: n.start_byte)
     return out
 
@@ -260,8 +316,22 @@ class ThreadFlow:
     def __init__(self, fn: Node, uniform_params: bool = False) -> None:
         self.fn = fn
         self.uniform_params = uniform_params
-        caps = captures("thread_index", fn).get("thread_index", [])
-        self._sources = [(n.start_byte, n.end_byte) for n in caps]
+        caps = captures("dataflow", fn)
+        nested = [(n.start_byte, n.end_byte) for n in caps.get("fn", []) if n != fn]
+
+        def own(key: str) -> list[Node]:
+            nodes = caps.get(key, [])
+            if not nested:
+                return nodes
+            return [n for n in nodes if not any(s <= n.start_byte and n.end_byte <= e for s, e in nested)]
+
+        #: ``let`` declarations, assignments, exits (return / break / continue / ``?``),
+        #: index expressions and ``p.add(i)``-style calls of this function, in document order.
+        self.lets, self.writes, self.exits = own("let"), own("write"), own("exit")
+        self.indexes, self.offset_calls = own("index"), own("offset_call")
+        self._idents = [n for n in own("ident") if _names_a_value(n)]
+        self._ident_starts = [n.start_byte for n in self._idents]
+        self._sources = [(n.start_byte, n.end_byte) for n in captures("thread_index", fn).get("thread_index", [])]
         gcaps = captures("global_index", fn).get("global_index", [])
         self._global_sources = [(n.start_byte, n.end_byte) for n in gcaps]
         params = fn.child_by_field_name("parameters")
@@ -272,24 +342,20 @@ class ThreadFlow:
             self._thread_params = {node_text(n) for n in pcaps.get("thread_index_param", [])}
             self._global_params = {node_text(n) for n in pcaps.get("global_index_param", [])}
         self._assigned: dict[str, list[Node]] = {}
-        body = fn.child_by_field_name("body")
-        if body is not None:
-            self._collect_assignments(body)
+        for w in self.writes:
+            left, right = w.child_by_field_name("left"), w.child_by_field_name("right")
+            if left is not None and left.type == "identifier" and right is not None:
+                self._assigned.setdefault(node_text(left), []).append(right)
         self._dep_memo: dict[tuple[int, int, str, bool], bool] = {}
         self._uni_memo: dict[tuple[int, int, str], bool] = {}
+        self._let_index = LetIndex(self.lets)
+        self._binding_memo: dict[tuple[int, int], Binding | None] = {}
 
-    def _collect_assignments(self, body: Node) -> None:
-        stack = [body]
-        while stack:
-            n = stack.pop()
-            if n.type in ("assignment_expression", "compound_assignment_expr"):
-                left = n.child_by_field_name("left")
-                right = n.child_by_field_name("right")
-                if left is not None and left.type == "identifier" and right is not None:
-                    self._assigned.setdefault(node_text(left), []).append(right)
-            if n.type == "function_item":
-                continue
-            stack.extend(n.named_children)
+    def identifiers(self, expr: Node) -> list[Node]:
+        """Value identifiers of this function inside ``expr`` (see :func:`identifiers`)."""
+        lo = bisect.bisect_left(self._ident_starts, expr.start_byte)
+        hi = bisect.bisect_left(self._ident_starts, expr.end_byte, lo)
+        return [n for n in self._idents[lo:hi] if n.end_byte <= expr.end_byte]
 
     # ----------------------------------------------------------------- dependence
 
@@ -301,8 +367,11 @@ class ThreadFlow:
         return any(node.start_byte <= s and e <= node.end_byte for s, e in sources)
 
     def binding(self, ident: Node) -> Binding | None:
-        """Binding of identifier node ``ident`` (see :func:`find_binding`)."""
-        return find_binding(node_text(ident), ident)
+        """Binding of identifier node ``ident`` of this function (see :func:`find_binding`)."""
+        key = (ident.start_byte, ident.end_byte)
+        if key not in self._binding_memo:
+            self._binding_memo[key] = find_binding(node_text(ident), ident, self._let_index)
+        return self._binding_memo[key]
 
     def binding_depends(self, b: Binding, global_only: bool = False) -> bool:
         """Is the value bound by ``b`` derived from the thread index (with ``global_only``:
@@ -334,7 +403,7 @@ class ThreadFlow:
         """Identifiers in ``expr`` bound to thread-derived values, with their bindings.
         ``global_only``: see :meth:`is_source`."""
         out = []
-        for ident in identifiers(expr):
+        for ident in self.identifiers(expr):
             b = self.binding(ident)
             if b is not None and self.binding_depends(b, global_only):
                 out.append((ident, b))
@@ -486,22 +555,3 @@ def diverges(block: Node | None) -> bool:
             if m is not None and node_text(m) in ("panic", "unreachable", "core::panic", "core::unreachable"):
                 return True
     return False
-
-
-def exits_in(stmt: Node) -> list[Node]:
-    """``return`` / ``?`` expressions in ``stmt``, and ``break`` / ``continue`` not inside
-    a loop nested in ``stmt``; nested closures and functions are skipped."""
-    out = []
-    stack = [(stmt, False)]
-    while stack:
-        n, in_loop = stack.pop()
-        t = n.type
-        if t in _NESTED_FN:
-            continue
-        if t in ("return_expression", "try_expression"):
-            out.append(n)
-        elif t in ("break_expression", "continue_expression") and not in_loop:
-            out.append(n)
-        nested = in_loop or t in ("for_expression", "while_expression", "loop_expression")
-        stack.extend((c, nested) for c in n.named_children)
-    return out

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.indexing import ThreadFlow, bounds, diverges, find_binding, named, strip
+from offload_ls.analysis.indexing import ThreadFlow, bounds, diverges, named, strip
 from offload_ls.analysis.kernels import attributed_item
 from offload_ls.analysis.model import Ecosystem, Finding, Level, Span
 from offload_ls.analysis.rules import Rule
@@ -55,17 +55,18 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         if fn is None or fn.type != "function_item":
             continue
         flow = ThreadFlow(fn)
-        for use, index, raw in _index_uses(body):
+        guard_stmts: dict[tuple[int, int], list[Node]] = {}
+        for use, index, raw in _index_uses(flow):
             key = (index.start_byte, index.end_byte)
             if key in seen or _clamped(index):
                 continue
             tvars = flow.thread_vars(index)
             if not tvars:
                 continue
-            if not flow.thread_vars(index, global_only=True) and _indexes_a_local(use):
+            if not flow.thread_vars(index, global_only=True) and _indexes_a_local(use, flow):
                 continue  # a block-local index into a local (e.g. shared-memory) tile
             names = flow.roots([b for _, b in tvars])
-            if _guarded(use, body, names, ctx.source):
+            if _guarded(use, body, names, ctx.source, guard_stmts):
                 continue
             seen.add(key)
             var = node_text(tvars[0][0])
@@ -110,29 +111,24 @@ def _cubecl_checked_kernels(ctx: FileContext) -> set[int]:
     return out
 
 
-def _index_uses(body: Node) -> Iterator[tuple[Node, Node, bool]]:
+def _index_uses(flow: ThreadFlow) -> list[tuple[Node, Node, bool]]:
     """(use, index expression, is_raw) for ``x[e]`` and ``p.add(e)`` / ``p.offset(e)`` /
-    ``s.get_unchecked(e)`` / ``s.get_unchecked_mut(e)`` in ``body``."""
-    stack = [body]
-    while stack:
-        n = stack.pop()
-        if n.type == "function_item":
-            continue
-        if n.type == "index_expression":
-            parts = named(n)
-            if len(parts) == 2:
-                yield n, parts[1], False
-        elif n.type == "call_expression":
-            fn, args = n.child_by_field_name("function"), n.child_by_field_name("arguments")
-            if fn is not None and fn.type == "field_expression" and args is not None:
-                field = fn.child_by_field_name("field")
-                arg_list = named(args)
-                if field is not None and node_text(field) in _RAW_METHODS and len(arg_list) == 1:
-                    yield n, arg_list[0], True
-        stack.extend(reversed(n.named_children))
+    ``s.get_unchecked(e)`` / ``s.get_unchecked_mut(e)`` in the function, in document order."""
+    out = []
+    for n in flow.indexes:
+        parts = named(n)
+        if len(parts) == 2:
+            out.append((n, parts[1], False))
+    for n in flow.offset_calls:
+        args = n.child_by_field_name("arguments")
+        arg_list = named(args) if args is not None else []
+        if len(arg_list) == 1:
+            out.append((n, arg_list[0], True))
+    out.sort(key=lambda u: u[1].start_byte)
+    return out
 
 
-def _indexes_a_local(use: Node) -> bool:
+def _indexes_a_local(use: Node, flow: ThreadFlow) -> bool:
     """Is the indexed buffer a variable bound by ``let`` in this function (a local array or
     a shared-memory tile) rather than a parameter?"""
     if use.type == "index_expression":
@@ -143,7 +139,7 @@ def _indexes_a_local(use: Node) -> bool:
     while node is not None:
         node = strip(node)
         if node.type == "identifier":
-            binding = find_binding(node_text(node), node)
+            binding = flow.binding(node)
             return binding is not None and binding.kind in ("let", "pattern")
         if node.type == "unary_expression":
             inner = named(node)
@@ -175,7 +171,10 @@ def _clamped(index: Node) -> bool:
     return False
 
 
-def _guarded(use: Node, body: Node, names: set[str], source: bytes) -> bool:
+def _guarded(use: Node, body: Node, names: set[str], source: bytes,
+             cache: dict[tuple[int, int], list[Node]]) -> bool:
+    """Is ``use`` inside a branch / after an exit that bounds one of ``names``? ``cache``
+    keeps each block's candidate guard statements (``if`` and macro statements)."""
     child, node = use, use.parent
     while node is not None:
         t = node.type
@@ -203,7 +202,10 @@ def _guarded(use: Node, body: Node, names: set[str], source: bytes) -> bool:
                 if op.type == "||" and bounds(left, names, False):
                     return True
         elif t == "block":
-            for stmt in named(node):
+            key = (node.start_byte, node.end_byte)
+            if key not in cache:
+                cache[key] = [st for st in node.named_children if _may_guard(st)]
+            for stmt in cache[key]:
                 if stmt.start_byte >= child.start_byte:
                     break
                 if _exits_unless_bounded(stmt, names, source):
@@ -212,6 +214,11 @@ def _guarded(use: Node, body: Node, names: set[str], source: bytes) -> bool:
             return False
         child, node = node, node.parent
     return False
+
+
+def _may_guard(stmt: Node) -> bool:
+    inner = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_child_count else stmt
+    return inner.type in ("if_expression", "macro_invocation")
 
 
 def _exits_unless_bounded(stmt: Node, names: set[str], source: bytes) -> bool:

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.indexing import ThreadFlow, exits_in, find_binding, named, strip
+from offload_ls.analysis.indexing import ThreadFlow, named, strip
 from offload_ls.analysis.model import Finding, Kernel, Level, Param, Span
 from offload_ls.analysis.rules import Rule
 from offload_ls.syntax.parse import node_text
@@ -42,8 +42,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         if not params:
             continue
         flow = ThreadFlow(fn, uniform_params=True)
-        for write in _writes(body):
-            found = _target(write, params, fn)
+        for write in flow.writes:
+            found = _target(write, params, fn, flow)
             if found is None:
                 continue
             place, param, indices = found
@@ -91,19 +91,8 @@ def _single_thread(ctx: FileContext, kernel: Kernel) -> bool:
     return bool(launches) and all(launch.total_threads == 1 for launch in launches)
 
 
-def _writes(body: Node) -> Iterator[Node]:
-    """Assignments and compound assignments in ``body``, outside nested functions."""
-    stack = [body]
-    while stack:
-        n = stack.pop()
-        if n.type == "function_item":
-            continue
-        if n.type in ("assignment_expression", "compound_assignment_expr"):
-            yield n
-        stack.extend(reversed(n.named_children))
-
-
-def _target(write: Node, params: dict[str, Param], fn: Node) -> tuple[Node, Param, list[Node]] | None:
+def _target(write: Node, params: dict[str, Param], fn: Node,
+            flow: ThreadFlow) -> tuple[Node, Param, list[Node]] | None:
     """(place node, written parameter, index expressions) if ``write`` stores through one
     of the kernel's mutable parameters, else ``None``."""
     place = write.child_by_field_name("left")
@@ -139,7 +128,7 @@ def _target(write: Node, params: dict[str, Param], fn: Node) -> tuple[Node, Para
     param = params.get(name)
     if param is None:
         return None
-    binding = find_binding(name, node)
+    binding = flow.binding(node)
     if binding is None or binding.kind != "param" or binding.node.parent is None or binding.node.parent.parent != fn:
         return None  # shadowed by a local of the same name
     return place, param, indices
@@ -185,14 +174,8 @@ def _every_thread_reaches(write: Node, body: Node, flow: ThreadFlow) -> bool:
                 left = node.child_by_field_name("left")
                 if left is not None and not _many_threads(left, flow):
                     return False
-        elif t == "block":
-            for stmt in named(node):
-                if stmt.start_byte >= child.start_byte:
-                    break
-                if any(not _exit_lets_many_through(e, stmt, flow) for e in exits_in(stmt)):
-                    return False
         child, node = node, node.parent
-    return True
+    return not any(_earlier_exit_gates(e, write, flow) for e in flow.exits if e.end_byte <= write.start_byte)
 
 
 def _many_threads(cond: Node, flow: ThreadFlow) -> bool:
@@ -217,25 +200,39 @@ def _inequality(cond: Node) -> bool:
     return op.type in ("&&", "||") and _inequality(left) and _inequality(right)
 
 
-def _exit_lets_many_through(exit_node: Node, stmt: Node, flow: ThreadFlow) -> bool:
-    """An earlier ``return`` / ``break`` / ``continue`` / ``?`` under conditions that all
-    let many threads pass (``if i >= n { return; }``); an unconditional exit, a ``?`` or an
-    exit under any other condition may leave only some threads, so it counts as gating."""
-    if exit_node.type == "try_expression":
-        return False
-    conditional = False
+def _earlier_exit_gates(exit_node: Node, write: Node, flow: ThreadFlow) -> bool:
+    """Is ``exit_node`` (a ``return`` / ``break`` / ``continue`` / ``?`` before ``write``)
+    in an earlier statement of a block enclosing ``write``, under conditions that may let
+    only some threads go on? An unconditional exit and ``?`` count as gating; an exit under
+    inequalities only (``if i >= n { return; }``) lets many threads through; a ``break`` /
+    ``continue`` of a loop inside that statement, or an exit of a closure, does not leave
+    the code around ``write``."""
+    path: list[tuple[Node, Node]] = []  # (ancestor, its child on the way up)
     child, node = exit_node, exit_node.parent
-    while node is not None and child != stmt:
-        if node.type in ("if_expression", "while_expression"):
-            cond = node.child_by_field_name("condition")
-            if cond is not None and child != cond:
-                if not _many_threads(cond, flow):
-                    return False
-                conditional = True
-        elif node.type in ("match_expression", "closure_expression"):
-            return False
+    while node is not None and not (node.start_byte <= write.start_byte and write.end_byte <= node.end_byte):
+        path.append((node, child))
         child, node = node, node.parent
-    return conditional
+    if node is None or node.type != "block":
+        return False  # in another branch of an `if` / `match` that contains the write
+    loop_exit = exit_node.type in ("break_expression", "continue_expression")
+    for anc, _ in path:
+        if anc.type == "closure_expression":
+            return False
+        if loop_exit and anc.type in ("for_expression", "while_expression", "loop_expression"):
+            return False
+    if exit_node.type == "try_expression":
+        return True
+    conditional = False
+    for anc, sub in path:
+        if anc.type in ("if_expression", "while_expression"):
+            cond = anc.child_by_field_name("condition")
+            if cond is not None and sub != cond:
+                if not _many_threads(cond, flow):
+                    return True
+                conditional = True
+        elif anc.type == "match_expression":
+            return True
+    return not conditional
 
 
 def _has_arm_guard(match: Node) -> bool:

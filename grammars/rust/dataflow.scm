@@ -1,0 +1,12 @@
+; Nodes the thread-index dataflow (analysis/indexing.py ThreadFlow) needs from one function,
+; collected in one pass instead of walking the tree in Python.
+(function_item) @fn
+(let_declaration) @let
+[(assignment_expression) (compound_assignment_expr)] @write
+[(return_expression) (break_expression) (continue_expression) (try_expression)] @exit
+(identifier) @ident
+(index_expression) @index
+(call_expression
+  function: (field_expression
+    field: (field_identifier) @method
+    (#any-of? @method "add" "offset" "get_unchecked" "get_unchecked_mut"))) @offset_call
