@@ -121,10 +121,17 @@ def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
             plan.passes.append(Pass(f"copy-{img.tag}", "device", ("cp", str(img.raw_bc), str(img.bc)),
                                     {}, cwd, t["tool"], (img.bc,), json=False, needs_clean=True))
         if gpu and img.triple.startswith("nvptx") and tools.get("llc"):
+            # PTX/cubin only for inspection and kernel resources (the linker wrapper
+            # compiles the embedded bitcode itself): opt -O3 first, as its LTO does, so the
+            # kernel entry points are inlined as in the real image.
             plan.ptx = img.bc.with_suffix(".ptx")
-            plan.passes.append(Pass(f"llc-{img.tag}", "device PTX",
-                                    (tools["llc"], "-O3", f"-mcpu={img.arch}", str(img.bc), "-o", str(plan.ptx)),
-                                    {}, cwd, t["tool"], (plan.ptx,), json=False, needs_clean=True))
+            opt_bc = img.bc.with_suffix(".opt.bc")
+            plan.passes += [
+                Pass(f"opt-{img.tag}", "device PTX", (tools["opt"], "-O3", str(img.bc), "-o", str(opt_bc)),
+                     {}, cwd, t["tool"], (opt_bc,), json=False, needs_clean=True),
+                Pass(f"llc-{img.tag}", "device PTX",
+                     (tools["llc"], "-O3", f"-mcpu={img.arch}", str(opt_bc), "-o", str(plan.ptx)),
+                     {}, cwd, t["tool"], (plan.ptx,), json=False, needs_clean=True)]
             if report.ptxas:
                 plan.cubin = img.bc.with_suffix(".cubin")
                 plan.passes.append(Pass("ptxas", "device cubin",

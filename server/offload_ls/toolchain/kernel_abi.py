@@ -74,10 +74,13 @@ def fix_kernel_abi(ir: str) -> tuple[str, list[str]]:
     """
     lines = ir.splitlines()
     kernel_groups = set()
+    no_inline_groups = set()
     for line in lines:
         m = _ATTR_GROUP.match(line)
         if m and '"offload-kernel"' in m.group(2):
             kernel_groups.add(m.group(1))
+        if m and re.search(r"\b(noinline|optnone)\b", m.group(2)):
+            no_inline_groups.add(m.group(1))
     out: list[str] = []
     wrappers: list[str] = []
     rewritten: list[str] = []
@@ -97,7 +100,12 @@ def fix_kernel_abi(ir: str) -> tuple[str, list[str]]:
         cc = next((c for c in _CC if re.search(rf"\b{c}\b", pre)), "")
         inner_pre = re.sub(r"\b(dso_local|ptx_kernel|amdgpu_kernel|spir_kernel|dllexport)\b\s*", "", pre)
         inner_pre = re.sub(r"\b(external|weak|weak_odr|linkonce_odr|linkonce|common)\b\s*", "", inner_pre)
-        out.append(f"define internal {inner_pre.strip()} @{inner}({m.group('params')}){m.group('post')}{{".replace("  ", " "))
+        # alwaysinline: the entry point should cost nothing (no call in the PTX), unless the
+        # function is marked noinline/optnone (debug builds), which LLVM rejects together.
+        post = m.group("post")
+        if not (groups & no_inline_groups):
+            post = re.sub(r"(#\d+)", r"alwaysinline \1", post, count=1) if "#" in post else post + " alwaysinline "
+        out.append(f"define internal {inner_pre.strip()} @{inner}({m.group('params')}){post}{{".replace("  ", " "))
         rewritten.append(name.strip('"'))
         wrappers.append(_wrapper(pre, name, inner, params, m.group("post")))
     text = "\n".join(out)
