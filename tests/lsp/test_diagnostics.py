@@ -130,7 +130,7 @@ async def test_editor_text_wins_and_close_returns_to_disk_diagnostics(client, tm
 
 
 async def test_deeply_nested_expression_is_analysed(client, tmp_path):
-    depth = 50_000
+    depth = 20_000
     nested = "(" * depth + "1" + ")" * depth
     chain = "1.0 + " * depth + "1.0"
     src = SRC.replace("{\n}", f"{{\n    let v = {nested};\n    let w = {chain};\n}}")

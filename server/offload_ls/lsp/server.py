@@ -6,7 +6,8 @@ State lives on :class:`OffloadLanguageServer` (pygls examples' pattern); handler
 :mod:`offload_ls.lsp.handlers` stay thin and call the methods here, which delegate the
 feature work to one module each (positions, documents, diagnostics, hover, code actions,
 config, workspace scan, watcher). All state is touched on the event loop's thread;
-analysis and file I/O run in a small thread pool and hand results back to the loop.
+analysis and file I/O run in worker threads (one for open documents, one for files on
+disk) and hand results back to the loop.
 """
 
 from __future__ import annotations
@@ -104,7 +105,10 @@ class OffloadLanguageServer(LanguageServer):
         self._shown_problems: tuple[str, ...] = ()
         self.cargo = CargoCache(on_problem=lambda m: self.log(m, types.MessageType.Warning))
         self.jobs = Debouncer()
-        self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="offload-ls-analysis")
+        # Open documents get their own worker, so an edit is never queued behind a batch
+        # of the workspace scan; files on disk share the other one.
+        self.doc_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="offload-ls-documents")
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="offload-ls-disk")
         self.disk_uris: dict[str, Path] = {}
         self.watcher: FolderWatcher | None = None
         self.client_watches_files = False
@@ -253,7 +257,7 @@ class OffloadLanguageServer(LanguageServer):
         watcher = FolderWatcher(roots, asyncio.get_running_loop(), self.on_file_event)
         self.watcher = watcher
         try:
-            await asyncio.get_running_loop().run_in_executor(self.pool, watcher.start)
+            await asyncio.to_thread(watcher.start)
         except Exception as exc:  # noqa: BLE001 - e.g. inotify watch limit reached
             self.watcher = None
             self.log(f"cannot watch the workspace for changes ({type(exc).__name__}: {exc}); "
@@ -272,6 +276,7 @@ class OffloadLanguageServer(LanguageServer):
             self._scan_task.cancel()
             self._scan_task = None
         self.pool.shutdown(wait=False, cancel_futures=True)
+        self.doc_pool.shutdown(wait=False, cancel_futures=True)
 
     # ------------------------------------------------------------------ open documents
 
@@ -327,7 +332,7 @@ class OffloadLanguageServer(LanguageServer):
             source, tree = doc.source, doc.parsed.tree.copy()
             levels = self.levels_for(doc.path)
             analysis = await asyncio.get_running_loop().run_in_executor(
-                self.pool, self._analyse, source, tree, levels)
+                self.doc_pool, self._analyse, source, tree, levels)
             if self.documents.get(uri) is not doc or doc.parsed.version != version:
                 return  # changed meanwhile: the newer job publishes
             doc.analysis, doc.analysed_version = analysis, version
@@ -518,7 +523,7 @@ class OffloadLanguageServer(LanguageServer):
     async def _stop_watcher(self) -> None:
         watcher, self.watcher = self.watcher, None
         if watcher is not None:
-            await asyncio.get_running_loop().run_in_executor(self.pool, watcher.stop)
+            await asyncio.to_thread(watcher.stop)
 
     async def reanalyse_all(self, scan_changed: bool = False) -> None:
         """After a settings or Cargo.toml change: every open document, and the workspace
