@@ -325,3 +325,34 @@ def test_doc_page_example_is_reported_and_fix_is_not():
     fixed = blocks[3].split("```")[0]
     assert [f[:4] for f in lint(example, RULE)] == [(4, 7, 4, 8), (4, 18, 4, 19), (4, 25, 4, 26)]
     assert lint(fixed, RULE) == []
+
+
+def test_pathologically_deep_code_does_not_exhaust_recursion():
+    # Rules must not raise on any input; Python's recursion limit is about 1000 frames.
+    from offload_ls.analysis.context import FileContext
+    from offload_ls.syntax.parse import parse
+
+    lets = "\n".join(f"    let a{k} = a{k - 1} + 1;" for k in range(1, 3000))
+    src = dedent(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(y: &mut [f32; 4], n: usize) {{
+            let i = _block_idx_x() as usize;
+            let j = {"+".join(["1"] * 3000)};
+            y[j] = 1.0;
+            if {" && ".join(["n > 0"] * 3000)} {{ y[i] = 1.0; }}
+            let a0 = i;
+        {lets}
+            y[a2999] = 1.0;
+        }}
+        fn main() {{ core::intrinsics::offload(k, (&mut x, &x{" as *const f32" * 2000}, &s{".a" * 3000})); }}
+        """
+    ).encode()
+    ctx = FileContext(src, parse(src).root_node)
+    names = ("aliased_launch_args", "unindexed_kernel_write", "unchecked_thread_index", "host_only_api_in_kernel")
+    counts = {name: len(list(all_rules()[name].check(ctx))) for name in names}
+    # `y[i]` is reported: the 3000-term `n > 0 && ..` condition never bounds `i` (and walking
+    # it stops at the depth limit). The 3000-`let` chain to `a2999` and the 2000 casts are cut
+    # at the depth limit, so `y[a2999]` and `&x as ..` are "not known" and not reported.
+    assert counts == {"aliased_launch_args": 0, "unindexed_kernel_write": 0,
+                      "unchecked_thread_index": 1, "host_only_api_in_kernel": 0}

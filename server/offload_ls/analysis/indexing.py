@@ -36,6 +36,10 @@ _TRANSPARENT = {"parenthesized_expression", "type_cast_expression"}
 
 _LITERALS = {"integer_literal", "float_literal", "boolean_literal", "char_literal"}
 
+#: Deepest expression / binding chain followed before giving up (an answer of "not known"),
+#: so that pathological code cannot exhaust Python's recursion limit.
+MAX_DEPTH = 120
+
 
 
 @dataclass(frozen=True)
@@ -350,6 +354,7 @@ class ThreadFlow:
         self._uni_memo: dict[tuple[int, int, str], bool] = {}
         self._let_index = LetIndex(self.lets)
         self._binding_memo: dict[tuple[int, int], Binding | None] = {}
+        self._depth = 0
 
     def identifiers(self, expr: Node) -> list[Node]:
         """Value identifiers of this function inside ``expr`` (see :func:`identifiers`)."""
@@ -394,10 +399,17 @@ class ThreadFlow:
 
     def depends(self, expr: Node, global_only: bool = False) -> bool:
         """Does ``expr``'s value depend on the thread / block index (directly, or through
-        variables bound in this function)? ``global_only``: see :meth:`is_source`."""
+        variables bound in this function)? ``global_only``: see :meth:`is_source`.
+        Past :data:`MAX_DEPTH` nested bindings the answer is ``False`` (not known)."""
         if self.is_source(expr, global_only):
             return True
-        return bool(self.thread_vars(expr, global_only))
+        if self._depth > MAX_DEPTH:
+            return False
+        self._depth += 1
+        try:
+            return bool(self.thread_vars(expr, global_only))
+        finally:
+            self._depth -= 1
 
     def thread_vars(self, expr: Node, global_only: bool = False) -> list[tuple[Node, Binding]]:
         """Identifiers in ``expr`` bound to thread-derived values, with their bindings.
@@ -435,9 +447,17 @@ class ThreadFlow:
         ``SCREAMING_CASE`` constants (``N``, ``Self::LEN``, ``u32::MAX``), immutable (or
         never reassigned) ``let`` variables initialised with such values, the kernel's own
         parameters when ``uniform_params``, and arithmetic / casts / parentheses of these.
-        Anything else (calls, memory reads, closure/loop variables) is not provable."""
-        if self.is_source(expr):
+        Anything else (calls, memory reads, closure/loop variables) is not provable, nor is
+        an expression nested deeper than :data:`MAX_DEPTH`."""
+        if self._depth > MAX_DEPTH or self.is_source(expr):
             return False
+        self._depth += 1
+        try:
+            return self._uniform(expr)
+        finally:
+            self._depth -= 1
+
+    def _uniform(self, expr: Node) -> bool:
         t = expr.type
         if t in _LITERALS:
             return True
@@ -485,25 +505,29 @@ def mentions(expr: Node, names: set[str]) -> bool:
     return any(node_text(i) in names for i in identifiers(expr))
 
 
-def bounds(cond: Node, names: set[str], holds: bool) -> bool:
+def bounds(cond: Node, names: set[str], holds: bool, depth: int = 0) -> bool:
     """Does knowing that ``cond`` is ``holds`` (true in the ``if`` branch, false in the
     ``else`` branch or after ``if cond { return; }``) bound one of ``names`` from above?
 
     ``i < n``, ``i <= n``, ``n > i``, ``n >= i``, ``i == k`` and ``(a..b).contains(&i)``
     bound ``i`` when true; ``i >= n``, ``i > n``, ``n <= i``, ``n < i`` and ``i != k``
-    when false. ``&&``, ``||``, ``!`` and parentheses combine as in logic."""
+    when false. ``&&``, ``||``, ``!`` and parentheses combine as in logic. A condition
+    nested deeper than :data:`MAX_DEPTH` bounds nothing."""
+    if depth > MAX_DEPTH:
+        return False
+    depth += 1
     cond = strip(cond) if cond.type == "parenthesized_expression" else cond
     t = cond.type
     if t == "let_chain":
         parts = [c for c in named(cond)]
         if holds:
-            return any(bounds(p, names, True) for p in parts)
+            return any(bounds(p, names, True, depth) for p in parts)
         return False
     if t == "unary_expression":
         op = cond.child(0)
         operand = _first_named(cond)
         if op is not None and op.type == "!" and operand is not None:
-            return bounds(operand, names, not holds)
+            return bounds(operand, names, not holds, depth)
         return False
     if t == "binary_expression":
         op_node = cond.child_by_field_name("operator")
@@ -513,12 +537,12 @@ def bounds(cond: Node, names: set[str], holds: bool) -> bool:
             return False
         if op == "&&":
             if holds:
-                return bounds(left, names, True) or bounds(right, names, True)
-            return bounds(left, names, False) and bounds(right, names, False)
+                return bounds(left, names, True, depth) or bounds(right, names, True, depth)
+            return bounds(left, names, False, depth) and bounds(right, names, False, depth)
         if op == "||":
             if holds:
-                return bounds(left, names, True) and bounds(right, names, True)
-            return bounds(left, names, False) or bounds(right, names, False)
+                return bounds(left, names, True, depth) and bounds(right, names, True, depth)
+            return bounds(left, names, False, depth) or bounds(right, names, False, depth)
         lm, rm = mentions(left, names), mentions(right, names)
         if holds:
             return (op in ("<", "<=") and lm) or (op in (">", ">=") and rm) or (op == "==" and (lm or rm))

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.indexing import find_binding, named, strip
+from offload_ls.analysis.indexing import MAX_DEPTH, find_binding, named, strip
 from offload_ls.analysis.model import Finding, Kernel, Launch, LaunchArg, Level, Param, Related, Span, Transfer
 from offload_ls.analysis.rules import Rule
 from offload_ls.syntax.parse import node_text, parse
@@ -163,9 +163,12 @@ def _conflict(a: _Use, pa: Param | None, b: _Use, pb: Param | None) -> bool:
     return pointer(a, pa) and pointer(b, pb) and (mutable(a, pa) or mutable(b, pb))
 
 
-def _classify(expr: Node, at: Node, depth: int = 0) -> _Use | None:
+def _classify(expr: Node, at: Node, depth: int = 0, nest: int = 0) -> _Use | None:
     """How ``expr`` (an argument, possibly from a re-parsed tree) refers to a place;
-    ``at`` is the launch node in the file's tree, where variables are resolved."""
+    ``at`` is the launch node in the file's tree, where variables are resolved. ``depth``
+    counts variables followed through ``let`` (at most 4), ``nest`` nested expressions."""
+    if nest > MAX_DEPTH:
+        return None
     e = expr
     while e.type == "parenthesized_expression":
         inner = named(e)
@@ -183,7 +186,7 @@ def _classify(expr: Node, at: Node, depth: int = 0) -> _Use | None:
         return _Use(place, "mut" if mutable else "shared", mut_ref=mutable and not raw)
     if t == "type_cast_expression":
         value, target = e.child_by_field_name("value"), e.child_by_field_name("type")
-        inner_use = _classify(value, at, depth) if value is not None else None
+        inner_use = _classify(value, at, depth, nest + 1) if value is not None else None
         if inner_use is None:
             return None
         if target is not None and target.type == "pointer_type":
@@ -199,7 +202,7 @@ def _classify(expr: Node, at: Node, depth: int = 0) -> _Use | None:
             return None
         method = node_text(field)
         if method in ("cast_mut", "cast_const", "cast"):
-            inner_use = _classify(value, at, depth)
+            inner_use = _classify(value, at, depth, nest + 1)
             if inner_use is None:
                 return None
             mode = {"cast_mut": "mut", "cast_const": "shared"}.get(method, inner_use.mode)
@@ -227,7 +230,7 @@ def _classify(expr: Node, at: Node, depth: int = 0) -> _Use | None:
         binding = find_binding(name, at)
         if binding is not None and depth < 4:
             if binding.kind == "let" and binding.value is not None:
-                resolved = _classify(binding.value, binding.value, depth + 1)
+                resolved = _classify(binding.value, binding.value, depth + 1, nest + 1)
                 if resolved is not None and resolved.mode != "unknown":
                     return _Use(resolved.place, resolved.mode)
             if binding.type is not None and binding.type.type == "pointer_type":
@@ -240,25 +243,28 @@ def _classify(expr: Node, at: Node, depth: int = 0) -> _Use | None:
     return None
 
 
-def _place(expr: Node) -> tuple[str, ...] | None:
+def _place(expr: Node, nest: int = 0) -> tuple[str, ...] | None:
     """The place an expression names: ``x`` -> (x,), ``s.a`` -> (s, a), ``x[..]`` / ``*x``
-    / ``(x)`` -> place of ``x``; ``None`` for anything else (calls, literals)."""
+    / ``(x)`` -> place of ``x``; ``None`` for anything else (calls, literals, nesting past
+    MAX_DEPTH)."""
+    if nest > MAX_DEPTH:
+        return None
     e = strip(expr) if expr.type == "parenthesized_expression" else expr
     t = e.type
     if t in ("identifier", "self"):
         return (node_text(e),)
     if t == "field_expression":
         value, field = e.child_by_field_name("value"), e.child_by_field_name("field")
-        base = _place(value) if value is not None else None
+        base = _place(value, nest + 1) if value is not None else None
         if base is None or field is None:
             return None
         return (*base, node_text(field))
     if t == "index_expression":
         parts = named(e)
-        return _place(parts[0]) if parts else None
+        return _place(parts[0], nest + 1) if parts else None
     if t == "unary_expression" and e.child(0) is not None and e.child(0).type == "*":
         inner = named(e)
-        return _place(inner[0]) if inner else None
+        return _place(inner[0], nest + 1) if inner else None
     return None
 
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.indexing import ThreadFlow, named, strip
+from offload_ls.analysis.indexing import MAX_DEPTH, ThreadFlow, named, strip
 from offload_ls.analysis.model import Finding, Kernel, Level, Param, Span
 from offload_ls.analysis.rules import Rule
 from offload_ls.syntax.parse import node_text
@@ -184,11 +184,13 @@ def _many_threads(cond: Node, flow: ThreadFlow) -> bool:
     return flow.uniform(cond) or _inequality(cond)
 
 
-def _inequality(cond: Node) -> bool:
+def _inequality(cond: Node, depth: int = 0) -> bool:
+    if depth > MAX_DEPTH:
+        return False
     c = strip(cond) if cond.type == "parenthesized_expression" else cond
     if c.type == "unary_expression":
         op, inner = c.child(0), named(c)
-        return op is not None and op.type == "!" and bool(inner) and _inequality(inner[0])
+        return op is not None and op.type == "!" and bool(inner) and _inequality(inner[0], depth + 1)
     if c.type != "binary_expression":
         return False
     op = c.child_by_field_name("operator")
@@ -197,7 +199,7 @@ def _inequality(cond: Node) -> bool:
         return False
     if op.type in ("<", "<=", ">", ">="):
         return True
-    return op.type in ("&&", "||") and _inequality(left) and _inequality(right)
+    return op.type in ("&&", "||") and _inequality(left, depth + 1) and _inequality(right, depth + 1)
 
 
 def _earlier_exit_gates(exit_node: Node, write: Node, flow: ThreadFlow) -> bool:
