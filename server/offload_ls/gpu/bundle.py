@@ -1,0 +1,114 @@
+"""Portable bundles: a binary, the runtime libraries a GPU node may lack, and a ``run``
+script — for building on a workstation or login node and running on a GPU node.
+
+Contents (shared/offload-recipe/NOTES.md: 214 MB, 46 MB as .tar.xz for saxpy): the binary,
+its ``ldd`` closure minus glibc (libc, libm, libpthread, libdl, librt, ld-linux) and the
+GPU driver (libcuda is the node's own), ``libomp.so`` (libomptarget dlopens the
+unversioned name), and ``run``, which adds ``libcuda.so -> libcuda.so.1`` where the driver
+has only the versioned name. libomptarget's RUNPATH is ``$ORIGIN``, so the libraries only
+need to sit together in ``lib/``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from offload_ls.toolchain.process import run
+
+#: Libraries never bundled: the C library family (the node's must match its kernel) and
+#: the GPU driver (must match the node's kernel module).
+EXCLUDED = re.compile(r"^(libc|libm|libpthread|libdl|librt|libutil|ld-linux[^/]*|libcuda|libnvidia-[^/]*)\.so")
+
+RUN_SCRIPT = """#!/bin/sh
+# Runs {name} with the offload runtime bundled beside it (made by offload-ls build --bundle).
+# libomptarget's CUDA plugin dlopen()s "libcuda.so"; driver-only installs often have just
+# libcuda.so.1, so provide a libcuda.so link in a temporary directory when needed.
+here=$(cd "$(dirname "$0")" && pwd)
+extra=
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\\.so '; then
+  for d in $(echo "${{LD_LIBRARY_PATH:-}}" | tr : ' ') /usr/local/nvidia/lib64 /usr/local/nvidia/lib \\
+           /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/local/cuda/compat; do
+    if [ -e "$d/libcuda.so.1" ] && [ ! -e "$d/libcuda.so" ]; then
+      shim=$(mktemp -d); ln -s "$d/libcuda.so.1" "$shim/libcuda.so"; extra=$shim:; break
+    fi
+  done
+fi
+: "${{LIBOMPTARGET_INFO:=48}}"; export LIBOMPTARGET_INFO
+: "${{OMP_TARGET_OFFLOAD:=MANDATORY}}"; export OMP_TARGET_OFFLOAD
+LD_LIBRARY_PATH="$extra$here/lib${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}}" exec "$here/{name}" "$@"
+"""
+
+
+@dataclass
+class Bundle:
+    """What was written: the directory, its files, the libraries copied, total bytes."""
+
+    directory: Path
+    exe: Path
+    libraries: list[str] = field(default_factory=list)
+    bytes: int = 0
+
+
+class BundleError(Exception):
+    """The bundle cannot be made (message says why and what to do)."""
+
+
+def ldd_closure(exe: Path, timeout: float = 60.0) -> list[Path]:
+    """Shared libraries ``exe`` loads, as ``ldd`` resolves them here.
+
+    Raises:
+        BundleError: ldd failed, or a library is not found on this machine.
+    """
+    res = run(["ldd", str(exe)], timeout=timeout)
+    if not res.ok:
+        raise BundleError(f"ldd {exe} failed: {res.error or res.stderr.strip()}")
+    libs, missing = [], []
+    for line in res.stdout.splitlines():
+        if "=>" not in line:
+            continue
+        name, _, rest = line.strip().partition(" => ")
+        target = rest.split(" (")[0].strip()
+        if target == "not found":
+            missing.append(name)
+        elif target:
+            libs.append(Path(target))
+    if missing:
+        raise BundleError(f"{exe} needs libraries not found here: {', '.join(missing)}")
+    return libs
+
+
+def make_bundle(exe: Path, directory: Path, overwrite: bool = False) -> Bundle:
+    """Write a bundle for ``exe`` into ``directory``.
+
+    Raises:
+        BundleError: ``directory`` exists and is not a bundle offload-ls made (nothing of
+            the user's is ever overwritten), unless ``overwrite``; or ldd fails.
+    """
+    marker = directory / ".offload-ls-bundle"
+    if directory.exists() and any(directory.iterdir()) and not marker.exists() and not overwrite:
+        raise BundleError(f"{directory} exists and was not made by offload-ls; choose an empty or new directory")
+    libs = ldd_closure(exe)
+    if directory.exists() and marker.exists():
+        shutil.rmtree(directory)
+    (directory / "lib").mkdir(parents=True, exist_ok=True)
+    marker.write_text("made by offload-ls build --bundle\n")
+    bundle = Bundle(directory, directory / exe.name)
+    shutil.copy2(exe, bundle.exe)
+    for lib in libs:
+        if EXCLUDED.match(lib.name):
+            continue
+        shutil.copy2(os.path.realpath(lib), directory / "lib" / lib.name)
+        bundle.libraries.append(lib.name)
+    omp = [l for l in bundle.libraries if l.startswith("libomp.so")]
+    if omp and not (directory / "lib" / "libomp.so").exists():
+        (directory / "lib" / "libomp.so").symlink_to(omp[0])
+    script = directory / "run"
+    script.write_text(RUN_SCRIPT.format(name=exe.name))
+    script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    bundle.bytes = sum(f.stat().st_size for f in directory.rglob("*") if f.is_file() and not f.is_symlink())
+    return bundle

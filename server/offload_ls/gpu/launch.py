@@ -1,0 +1,166 @@
+"""Run a built offload binary with the runtime's log on, and report what happened.
+
+The binary runs as an argv list with a timeout in its own process group (toolchain/process.py);
+``OMP_TARGET_OFFLOAD=MANDATORY`` makes a missing device an error instead of silently
+skipping kernels (with ``DISABLED`` the kernels are skipped and results are wrong, NOTES.md).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from offload_ls.gpu.runlog import INFO_BITS, MANDATORY_FAILURE, MISSING_RUNTIME, TransferLog, parse_info_log
+from offload_ls.toolchain.cache import cache_dir
+from offload_ls.toolchain.process import CancelToken, run_async
+
+DEFAULT_RUN_TIMEOUT = 300.0  # seconds
+
+
+@dataclass
+class RunReport:
+    """What one run did.
+
+    Attributes:
+        exit_status: the process's exit status (negative: killed by that signal; ``None``:
+            it could not be started). seconds: wall time.
+        log: launches and copies parsed from the runtime's log.
+        problems: plain sentences about what went wrong or looks wrong (empty: all good).
+        stdout / stderr: the program's output (the runtime's log lines removed from stderr).
+    """
+
+    exe: str
+    exit_status: int | None
+    seconds: float
+    log: TransferLog
+    stdout: str = ""
+    stderr: str = ""
+    timed_out: bool = False
+    cancelled: bool = False
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_status == 0 and not self.problems_fatal
+
+    @property
+    def problems_fatal(self) -> bool:
+        return self.timed_out or self.cancelled or self.exit_status != 0
+
+    def render(self) -> str:
+        """The run report as text (what ``offload-ls run`` prints at the end)."""
+        from offload_ls.toolchain.transfer_plan import human_bytes
+
+        status = ("timed out" if self.timed_out else "cancelled" if self.cancelled
+                  else f"exit status {self.exit_status}")
+        lines = [f"run report: {status}, {self.seconds:.2f} s wall, {len(self.log.launches)} kernel launches, "
+                 f"{human_bytes(self.log.h2d_bytes)} host→device, {human_bytes(self.log.d2h_bytes)} device→host"]
+        for launch in self.log.launches:
+            lines.append(f"  launch {launch.kernel:<20} device {launch.device} {launch.dims:<22} {launch.mode:<8} "
+                         f"→ {human_bytes(launch.h2d_bytes):>9} ({launch.h2d_copies} copies)  "
+                         f"← {human_bytes(launch.d2h_bytes):>9} ({launch.d2h_copies} copies)")
+        for p in self.problems:
+            lines.append(f"  problem: {p}")
+        return "\n".join(lines)
+
+
+def cuda_shim_dir() -> Path | None:
+    """A directory holding ``libcuda.so -> libcuda.so.1`` when the driver installed only
+    ``libcuda.so.1`` (libomptarget's CUDA plugin dlopens the unversioned name; NOTES.md).
+    ``None`` when not needed or no driver library is found."""
+    search = [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if p] + [
+        "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib",
+        "/usr/local/cuda/compat", "/lib/x86_64-linux-gnu"]
+    for d in search:
+        if (Path(d) / "libcuda.so").exists():
+            return None
+    for d in search:
+        lib = Path(d) / "libcuda.so.1"
+        if lib.exists():
+            shim = cache_dir() / "libcuda-shim"
+            shim.mkdir(parents=True, exist_ok=True)
+            link = shim / "libcuda.so"
+            if not link.exists() or os.path.realpath(link) != os.path.realpath(lib):
+                if link.is_symlink() or link.exists():
+                    link.unlink()
+                link.symlink_to(lib)
+            return shim
+    return None
+
+
+def run_env(device: int | None = None, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Environment for a run: runtime log bits, mandatory offload, device choice, shim."""
+    env = {"LIBOMPTARGET_INFO": str(INFO_BITS), "OMP_TARGET_OFFLOAD": "MANDATORY"}
+    if device is not None:
+        env["OMP_DEFAULT_DEVICE"] = str(device)
+    shim = cuda_shim_dir()
+    if shim is not None:
+        env["LD_LIBRARY_PATH"] = f"{shim}:{os.environ.get('LD_LIBRARY_PATH', '')}".rstrip(":")
+    env.update(extra or {})
+    return env
+
+
+async def run_binary(exe: Path, args: Sequence[str] = (), *, device: int | None = None,
+                     timeout: float = DEFAULT_RUN_TIMEOUT, cancel: CancelToken | None = None,
+                     cwd: Path | None = None, on_stdout: Callable[[str], None] | None = None,
+                     on_stderr: Callable[[str], None] | None = None,
+                     gpu_present: bool | None = None, images: Sequence[str] = ()) -> RunReport:
+    """Run ``exe`` and build its :class:`RunReport`.
+
+    Args:
+        device: ``OMP_DEFAULT_DEVICE``; timeout: seconds before the process group is killed.
+        on_stdout / on_stderr: each line as it arrives (the runtime log is on stderr).
+        gpu_present: whether this machine has a GPU (from ``doctor``), for the checks.
+        images: triples embedded in the binary (``llvm-objdump --offloading``).
+    """
+    if not exe.is_file():
+        return RunReport(str(exe), None, 0.0, TransferLog(), problems=[f"{exe}: no such binary; build it first"])
+    done = await run_async([str(exe), *args], timeout=timeout, cwd=cwd or exe.parent, env=run_env(device),
+                           cancel=cancel, on_stdout_line=on_stdout, on_stderr_line=on_stderr)
+    log = parse_info_log(done.stderr.splitlines())
+    program_err = "\n".join(line for line in done.stderr.splitlines() if " info: " not in line)
+    report = RunReport(str(exe), done.returncode, done.seconds, log, done.stdout, program_err,
+                       done.timed_out, done.cancelled)
+    report.problems = diagnose(report, done.error, timeout, gpu_present, images)
+    return report
+
+
+def diagnose(report: RunReport, start_error: str | None, timeout: float, gpu_present: bool | None,
+             images: Sequence[str]) -> list[str]:
+    """Sentences about what the run and its log reveal."""
+    problems = []
+    err = report.stderr
+    if start_error:
+        problems.append(f"could not start {report.exe}: {start_error}")
+    if report.timed_out:
+        problems.append(f"did not finish within {timeout:.0f} s and was killed (raise the run timeout, "
+                        f"or look for a kernel that never terminates)")
+    if MISSING_RUNTIME in err:
+        lib = err.split(MISSING_RUNTIME, 1)[1].split(":")[1].strip() if ":" in err.split(MISSING_RUNTIME, 1)[1] else ""
+        problems.append(f"the offload runtime library {lib or ''} is missing on this machine: install "
+                        f"liboffload-22 (Debian) or build with --bundle DIR and run DIR/run")
+    if MANDATORY_FAILURE in err:
+        if "x86_64-unknown-linux-gnu" not in images and not gpu_present:
+            problems.append("no usable device: the binary holds only GPU images and this machine has no GPU "
+                            "(or no libcuda/driver); rebuild with --device-image host to run the kernels on "
+                            "the CPU (libomptarget's Virtual Host Device)")
+        else:
+            problems.append("no usable device: the runtime could not run a kernel on any device "
+                            "(\"failure of target construct while offloading is mandatory\"); check the "
+                            "GPU arch (`offload-ls doctor`), the driver, and libcuda.so")
+    if report.exit_status not in (0, None) and not problems:
+        problems.append(f"the program exited with status {report.exit_status}")
+    generic_one = [l for l in report.log.launches if l.total_threads == 1 and l.mode == "Generic"]
+    if generic_one and gpu_present:
+        names = ", ".join(sorted({l.kernel for l in generic_one}))
+        if "x86_64-unknown-linux-gnu" in images:
+            problems.append(f"kernels {names} ran with [1,1,1]x[1,1,1] in Generic mode although a GPU is "
+                            f"present: the binary embeds an x86_64 image and the runtime chose the host device; "
+                            f"build with --device-image gpu")
+        else:
+            problems.append(f"kernels {names} ran with [1,1,1]x[1,1,1] in Generic mode: one GPU thread does all "
+                            f"the work")
+    return problems
+
