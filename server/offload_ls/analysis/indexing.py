@@ -41,7 +41,6 @@ _LITERALS = {"integer_literal", "float_literal", "boolean_literal", "char_litera
 MAX_DEPTH = 120
 
 
-
 @dataclass(frozen=True)
 class Binding:
     """Where a name used at some point of a function was bound.
@@ -86,14 +85,6 @@ def _first_named(node: Node) -> Node | None:
 def named(node: Node) -> list[Node]:
     """Named children of ``node`` except comments."""
     return [c for c in node.named_children if not c.type.endswith("comment")]
-
-
-def enclosing_function(node: Node) -> Node | None:
-    """The nearest ``function_item`` containing ``node`` (``None`` at top level)."""
-    n = node.parent
-    while n is not None and n.type != "function_item":
-        n = n.parent
-    return n
 
 
 def pattern_binds(pattern: Node, name: str) -> bool:

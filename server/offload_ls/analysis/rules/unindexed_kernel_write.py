@@ -77,7 +77,7 @@ def message(place: str, indexed: str | None, compound: bool, kernel: Kernel, par
 
 
 def _indexed(place: Node, indices: list[Node]) -> str | None:
-    """``place``'s text with its innermost-written index replaced by ``i``."""
+    """``place``'s text with its last index (``y[0][1]`` -> ``y[0][i]``) replaced by ``i``."""
     if not indices:
         return None
     text = place.text or b""
