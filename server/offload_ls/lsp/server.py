@@ -21,6 +21,7 @@ from pathlib import Path
 
 import attrs
 from lsprotocol import types
+from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
@@ -183,8 +184,8 @@ class OffloadLanguageServer(LanguageServer):
                       f"ignored; see the offload-ls log for details")
 
     def _client_supports(self, path: str) -> bool:
-        from pygls.capabilities import get_capability
-        return bool(get_capability(self.client_capabilities, path, False))
+        """A boolean client capability, by pygls' dotted snake_case path."""
+        return bool(self._capability(path, False))
 
     async def pull_settings(self, fallback=None) -> tuple[Settings, list[str]]:
         """Settings from ``workspace/configuration`` (section ``offload-ls``) on top of the
@@ -408,7 +409,6 @@ class OffloadLanguageServer(LanguageServer):
                             params.context.only if params.context else None)
 
     def _capability(self, path: str, default):
-        from pygls.capabilities import get_capability
         return get_capability(self.client_capabilities, path, default)
 
     # ------------------------------------------------------------------ files on disk
