@@ -1,0 +1,179 @@
+"""Build and run, end to end: the steps ``offload-ls build`` / ``run`` and the server's
+``offload-ls.build`` / ``offload-ls.run`` commands share.
+
+doctor -> crate (cargo metadata) -> build plan -> passes -> images and kernel resources ->
+optional bundle; run: build if stale -> launch with the runtime log -> run report.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from offload_ls.gpu.bundle import Bundle, make_bundle
+from offload_ls.gpu.launch import RunReport, run_binary
+from offload_ls.gpu.resources import KernelResources, parse_ptxas_verbose
+from offload_ls.toolchain.build import BuildPlan, build_plan
+from offload_ls.toolchain.compile import CheckResult, run_plan
+from offload_ls.toolchain.crate import Crate, load_crate
+from offload_ls.toolchain.diagnostics import CompilerDiagnostic
+from offload_ls.toolchain.doctor import DoctorReport
+from offload_ls.toolchain.process import CancelToken, run
+from offload_ls.workspace.files import SKIP_DIRS
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class BuildOutcome:
+    """Result of :func:`build_crate`.
+
+    Attributes:
+        exe: the executable (``None`` if the build failed). images: ``triple arch`` of each
+        embedded image (from ``llvm-objdump --offloading``). resources: per-kernel figures
+        from ``ptxas -v`` (NVIDIA arch only). fresh: nothing was rebuilt.
+    """
+
+    crate: Crate
+    exe: Path | None
+    diagnostics: list[CompilerDiagnostic] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)
+    resources: list[KernelResources] = field(default_factory=list)
+    bundle: Bundle | None = None
+    seconds: float = 0.0
+    fresh: bool = False
+    cancelled: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.exe is not None and not self.cancelled
+
+
+def default_device_image(report: DoctorReport) -> str:
+    """``gpu`` when a GPU is present, else ``host`` (kernels then run on the CPU)."""
+    return "gpu" if report.gpus else "host"
+
+
+def _stamp_path(crate: Crate) -> Path:
+    return crate.out_dir / "build" / "stamp.json"
+
+
+def is_fresh(crate: Crate, exe: Path, key: dict) -> bool:
+    """True if ``exe`` exists, was built with the same settings ``key``, and is newer than
+    every ``.rs`` file and ``Cargo.toml`` of the crate's directory."""
+    try:
+        stamp = json.loads(_stamp_path(crate).read_text())
+        built = exe.stat().st_mtime
+    except (OSError, ValueError):
+        return False
+    if stamp != key:
+        return False
+    root = crate.manifest.parent
+    for path in [crate.manifest, *root.rglob("*.rs")]:
+        if any(part in SKIP_DIRS for part in path.relative_to(root).parts[:-1]):
+            continue
+        try:
+            if path.stat().st_mtime > built:
+                return False
+        except OSError:
+            continue
+    return True
+
+
+def embedded_images(exe: Path, report: DoctorReport) -> list[str]:
+    """``"<triple> <arch>"`` per image embedded in ``exe`` (``llvm-objdump --offloading``)."""
+    objdump = report.llvm.tools.get("llvm-objdump") if report.llvm else None
+    if not objdump:
+        return []
+    res = run([objdump, "--offloading", str(exe)], timeout=60)
+    images, arch = [], ""
+    for line in res.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 1 and parts[0] == "arch":
+            arch = parts[1] if len(parts) > 1 else ""
+        elif len(parts) >= 2 and parts[0] == "triple":
+            images.append(f"{parts[1]} {arch or 'generic'}")
+            arch = ""
+    return images
+
+
+async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | None = None,
+                      device_image: str | None = None, bundle_dir: Path | None = None,
+                      cancel: CancelToken | None = None, progress: Progress | None = None,
+                      force: bool = False, timeouts: dict[str, float] | None = None) -> BuildOutcome:
+    """Build ``manifest``'s crate to an executable with device images.
+
+    Raises:
+        CrateError / ValueError: no usable crate or toolchain (message says what to do).
+    """
+    say = progress or (lambda m: None)
+    tc = report.toolchain
+    crate = load_crate(manifest, tc.cargo, bin_name, env={"RUSTC": tc.rustc} if tc else None)
+    image = device_image or default_device_image(report)
+    plan: BuildPlan = build_plan(crate, report, image, timeouts)
+    outcome = BuildOutcome(crate, None)
+    if image == "both":
+        outcome.warnings.append("--device-image both: on an H200 such a binary ran its kernels on the host "
+                                "device although the GPU was there (NOTES.md); use gpu on GPU machines")
+    key = {"image": image, "arch": report.arch, "target": report.target, "rustc": tc.rustc if tc else None,
+           "pipeline": report.pipeline}
+    start = time.monotonic()
+    if not force and plan.exe is not None and is_fresh(crate, plan.exe, key):
+        say(f"{plan.exe} is up to date")
+        outcome.fresh = True
+    else:
+        if plan.exe is not None and plan.exe.exists():
+            plan.exe.unlink()  # a failed link must not leave the previous binary looking current
+        result: CheckResult = await run_plan(
+            plan, cancel=cancel, on_pass=lambda i, n, p: say(f"[{i + 1}/{n}] {p.name}: {p.label}"))
+        outcome.diagnostics = result.diagnostics
+        outcome.cancelled = result.cancelled
+        if result.cancelled or plan.exe is None or not plan.exe.exists():
+            outcome.seconds = time.monotonic() - start
+            return outcome
+        for p in result.passes:
+            if p.name == "ptxas" and p.completed is not None:
+                outcome.resources = parse_ptxas_verbose(p.completed.stderr)
+        _stamp_path(crate).write_text(json.dumps(key))
+        (crate.out_dir / "build" / "resources.json").write_text(json.dumps([vars(r) for r in outcome.resources]))
+    if outcome.fresh:
+        try:
+            outcome.resources = [KernelResources(**r) for r in json.loads(
+                (crate.out_dir / "build" / "resources.json").read_text())]
+        except (OSError, ValueError, TypeError):
+            pass
+    outcome.exe = plan.exe
+    outcome.images = embedded_images(plan.exe, report)
+    if bundle_dir is not None:
+        say(f"bundling into {bundle_dir}")
+        outcome.bundle = make_bundle(plan.exe, bundle_dir)
+    outcome.seconds = time.monotonic() - start
+    return outcome
+
+
+@dataclass
+class RunOutcome:
+    build: BuildOutcome
+    report: RunReport | None
+
+
+async def run_crate(manifest: Path, report: DoctorReport, args: list[str] | None = None, *,
+                    bin_name: str | None = None, device: int | None = None, device_image: str | None = None,
+                    timeout: float = 300.0, cancel: CancelToken | None = None, progress: Progress | None = None,
+                    on_stdout: Callable[[str], None] | None = None,
+                    on_stderr: Callable[[str], None] | None = None) -> RunOutcome:
+    """Build if stale, then run with the runtime's log and return the run report."""
+    built = await build_crate(manifest, report, bin_name=bin_name, device_image=device_image,
+                              cancel=cancel, progress=progress)
+    if not built.ok:
+        return RunOutcome(built, None)
+    if progress:
+        progress(f"running {built.exe}")
+    rep = await run_binary(built.exe, args or [], device=device, timeout=timeout, cancel=cancel,
+                           on_stdout=on_stdout, on_stderr=on_stderr, gpu_present=bool(report.gpus),
+                           images=[i.split()[0] for i in built.images])
+    return RunOutcome(built, rep)
