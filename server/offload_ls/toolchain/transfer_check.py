@@ -48,6 +48,13 @@ def plan_for_launch(launch: Launch, kernel: Kernel | None, transfers: KernelTran
 
 def _disagreement(arg: LaunchArg, t: ArgTransfer, type_text: str, kind: str, elem_bytes: int | None,
                   implied: Transfer, pointee: str | None) -> str | None:
+    if kind == "scalar" and not t.kernel & 0x100:
+        # rustc 1.96: begin map type 0x300 (LITERAL|IMPLICIT) but kernel map type 0x20
+        # (TARGET_PARAM only), so libomptarget passes the device address of a copy, not the
+        # value (examples/offload-kernels/README.md: 2.5f32 arrived as -1.06e-31).
+        return (f"by-value `{type_text}` argument `{arg.text}` is passed to the kernel like a pointer "
+                f"(kernel map type {t.kernel:#x} lacks LITERAL 0x100): the kernel receives an address, "
+                f"not the value; pass a reference (`&{type_text}`) instead")
     if t.literal:
         return None
     if t.bytes == 0:

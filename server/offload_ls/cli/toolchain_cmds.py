@@ -1,0 +1,187 @@
+"""``offload-ls doctor``, ``build`` and ``run``: the toolchain and GPU commands.
+
+Each ``add_*`` function registers a subcommand on the ``main`` parser; each ``*_command``
+runs it and returns the exit status (0 success, 1 build/run failure, 2 usage or setup error).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from offload_ls.toolchain.crate import CrateError
+from offload_ls.toolchain.doctor import render_json, render_text, run_doctor
+from offload_ls.toolchain.transfer_plan import human_bytes
+
+EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
+
+
+def _err(msg: str) -> None:
+    sys.stderr.write(f"offload-ls: error: {msg}\n")
+    sys.stderr.flush()
+
+
+def _note(msg: str) -> None:
+    sys.stderr.write(f"{msg}\n")
+    sys.stderr.flush()
+
+
+def add_doctor(sub) -> None:
+    p = sub.add_parser("doctor", help="show what the installed toolchains and GPUs can do",
+                       description="Probe rustc/cargo toolchains, LLVM offload tools, libomptarget, ptxas "
+                                   "and GPUs; print the pipeline offload-ls will use.")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("--rustc", help="rustc to try first (default: RUSTC, rustup, /usr/bin/rustc)")
+    p.add_argument("--cargo", help="cargo beside that rustc")
+
+
+def doctor_command(args: argparse.Namespace) -> int:
+    report = run_doctor(rustc=args.rustc, cargo=args.cargo)
+    sys.stdout.write((render_json(report) if args.json else render_text(report)) + "\n")
+    return EXIT_OK
+
+
+def _common_build_args(p) -> None:
+    p.add_argument("path", nargs="?", default=".", help="crate directory or Cargo.toml (default: .)")
+    p.add_argument("--arch", help="GPU arch, e.g. sm_90, gfx90a (default: the detected GPU's, else sm_90)")
+    p.add_argument("--target", default="nvptx64-nvidia-cuda",
+                   choices=("nvptx64-nvidia-cuda", "amdgcn-amd-amdhsa"), help="GPU target triple")
+    p.add_argument("--bin", dest="bin_name", metavar="NAME", help="binary target to build")
+    p.add_argument("--device-image", choices=("gpu", "host", "both"),
+                   help="images to embed: gpu (default when a GPU is present), host (libomptarget's "
+                        "Virtual Host Device: kernels run on the CPU), both (warned against)")
+    p.add_argument("--rustc", help="rustc to use (default: what `offload-ls doctor` chooses)")
+    p.add_argument("--cargo", help="cargo beside that rustc")
+
+
+def add_build(sub) -> None:
+    p = sub.add_parser("build", help="build the crate's offload binary",
+                       description="Build an executable with embedded device images (the pipeline "
+                                   "`offload-ls doctor` chose).")
+    _common_build_args(p)
+    p.add_argument("--bundle", metavar="DIR", type=Path,
+                   help="also write DIR/ with the binary, the runtime libraries it needs and a `run` "
+                        "script, for a GPU machine without LLVM")
+    p.add_argument("--force", action="store_true", help="rebuild even if the binary is up to date")
+
+
+def add_run(sub) -> None:
+    p = sub.add_parser("run", help="build if stale, run on the GPU and report launches and copies",
+                       description="Build if stale, then run with the offload runtime's log and print a "
+                                   "run report (launches, dimensions, bytes copied per kernel). "
+                                   "Arguments after `--` go to the program.")
+    _common_build_args(p)
+    p.add_argument("--device", type=int, metavar="N", help="OpenMP device number (OMP_DEFAULT_DEVICE)")
+    p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+                   help="kill the program after SECONDS (default 300)")
+    p.add_argument("program_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+
+def _manifest(path: str) -> Path | None:
+    p = Path(path)
+    if p.is_dir():
+        p = p / "Cargo.toml"
+    if p.name != "Cargo.toml" or not p.is_file():
+        _err(f"{path}: no Cargo.toml here; pass a crate directory or its Cargo.toml")
+        return None
+    return p.resolve()
+
+
+def _doctor_for(args):
+    report = run_doctor(rustc=args.rustc, cargo=args.cargo, arch=args.arch, target=args.target)
+    if report.pipeline == "host-only":
+        _err("no offload-capable toolchain found; `offload-ls doctor` says:\n  "
+             + "\n  ".join(report.missing) + (f"\ninstall with: {report.install}" if report.install else ""))
+        return None
+    return report
+
+
+def _print_diagnostics(diags) -> None:
+    for d in diags:
+        where = f"{d.span.file}:{d.span.line}:{d.span.column}: " if d.span else ""
+        _note(f"{where}{d.level}: {d.message} [{d.source}]")
+        for n in d.notes:
+            _note(f"    {n}")
+
+
+def _print_build(outcome) -> None:
+    for w in outcome.warnings:
+        _note(f"warning: {w}")
+    if outcome.exe is None:
+        return
+    state = "up to date" if outcome.fresh else f"built in {outcome.seconds:.1f} s"
+    print(f"{outcome.exe} ({state})")
+    for img in outcome.images:
+        print(f"  image: {img}")
+    for r in outcome.resources:
+        print(f"  kernel {r.summary()}")
+        if r.spills:
+            _note(f"warning: kernel `{r.kernel}` spills registers to local memory "
+                  f"({r.spill_store_bytes} B stores, {r.spill_load_bytes} B loads): slower loads and stores")
+    if outcome.bundle is not None:
+        b = outcome.bundle
+        print(f"  bundle: {b.directory} ({human_bytes(b.bytes)}, {len(b.libraries)} libraries); "
+              f"run it there with {b.directory / 'run'}")
+
+
+def build_command(args: argparse.Namespace) -> int:
+    from offload_ls.gpu.bundle import BundleError
+    from offload_ls.workflow import build_crate
+
+    manifest = _manifest(args.path)
+    report = _doctor_for(args) if manifest else None
+    if manifest is None or report is None:
+        return EXIT_ERROR
+    try:
+        outcome = asyncio.run(build_crate(manifest, report, bin_name=args.bin_name, device_image=args.device_image,
+                                          bundle_dir=args.bundle, progress=_note, force=args.force))
+    except (CrateError, ValueError, BundleError) as exc:
+        _err(str(exc))
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        _err("cancelled")
+        return EXIT_FAIL
+    _print_diagnostics(outcome.diagnostics)
+    _print_build(outcome)
+    if not outcome.ok:
+        _err("build failed" + ("" if outcome.diagnostics else " (no compiler output)"))
+        return EXIT_FAIL
+    return EXIT_OK
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from offload_ls.workflow import run_crate
+
+    manifest = _manifest(args.path)
+    report = _doctor_for(args) if manifest else None
+    if manifest is None or report is None:
+        return EXIT_ERROR
+    program_args = list(args.program_args)
+    if program_args[:1] == ["--"]:
+        program_args = program_args[1:]
+    device_image = args.device_image
+    if device_image is None and not report.gpus:
+        _note("no GPU found: building with --device-image host (kernels run on the CPU through "
+              "libomptarget's Virtual Host Device)")
+        device_image = "host"
+    try:
+        outcome = asyncio.run(run_crate(
+            manifest, report, program_args, bin_name=args.bin_name, device=args.device, device_image=device_image,
+            timeout=args.timeout, progress=_note,
+            on_stdout=lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()),
+            on_stderr=lambda line: None if " info: " in line else _note(line)))
+    except (CrateError, ValueError) as exc:
+        _err(str(exc))
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        _err("cancelled")
+        return EXIT_FAIL
+    _print_diagnostics(outcome.build.diagnostics)
+    if outcome.report is None:
+        _err("build failed; nothing was run")
+        return EXIT_FAIL
+    _print_build(outcome.build)
+    print(outcome.report.render())
+    return EXIT_OK if outcome.report.ok else EXIT_FAIL
