@@ -63,18 +63,26 @@ def is_device_cfg(predicate: Node) -> bool:
 
 
 def _flatten(tree: Node, negated: bool) -> list[tuple[Node, bool]]:
-    """Leaf tokens of a token tree, each with whether it sits inside ``not(..)``."""
+    """Leaf tokens of a token tree, each with whether it sits inside ``not(..)``.
+
+    Iterative (an explicit stack, not recursion): a ``cfg`` nested thousands of levels
+    deep must not exhaust Python's recursion limit."""
     out: list[tuple[Node, bool]] = []
-    children = tree.children
-    for i, child in enumerate(children):
+    stack: list[tuple[list[Node], int, bool]] = [(tree.children, 0, negated)]
+    while stack:
+        children, i, neg = stack.pop()
+        if i >= len(children):
+            continue
+        stack.append((children, i + 1, neg))
+        child = children[i]
         if child.type == "token_tree":
             prev = children[i - 1] if i > 0 else None
-            inner_neg = negated or (prev is not None and prev.type == "identifier" and node_text(prev) == "not")
-            out.extend(_flatten(child, inner_neg))
+            inner_neg = neg or (prev is not None and prev.type == "identifier" and node_text(prev) == "not")
+            stack.append((child.children, 0, inner_neg))
         elif child.type == "string_literal":
-            out.append((child, negated))
+            out.append((child, neg))
         elif child.child_count == 0 and child.type not in ("(", ")", "[", "]", "{", "}"):
-            out.append((child, negated))
+            out.append((child, neg))
     return out
 
 
@@ -96,8 +104,9 @@ def device_functions(root: Node, kernels: list[Kernel]) -> list[DeviceFn]:
             result[fn.start_byte] = DeviceFn(k.name, Span(fn.start_byte, fn.end_byte), k.body_span, "kernel", k)
             queue.append((fn, f"called from kernel `{k.name}`"))
 
+    gated = _device_cfg_fn_starts(root)
     for fn in fns:
-        if fn.start_byte not in result and _under_device_cfg(fn):
+        if fn.start_byte not in result and fn.start_byte in gated:
             body = fn.child_by_field_name("body")
             if body is not None:
                 name = node_text(fn.child_by_field_name("name"))
@@ -110,12 +119,16 @@ def device_functions(root: Node, kernels: list[Kernel]) -> list[DeviceFn]:
         body = fn.child_by_field_name("body")
         if body is None:
             continue
-        for callee in captures("calls", body).get("callee", []):
-            for target in by_name.get(node_text(callee), []):
-                tbody = target.child_by_field_name("body")
-                if target.start_byte in result or tbody is None:
+        # Each called name once: a body can hold thousands of calls to the same name
+        # (and nested functions' bodies repeat them), each matching every same-named fn.
+        called = dict.fromkeys(node_text(c) for c in captures("calls", body).get("callee", []))
+        for name in called:
+            for target in by_name.get(name, []):
+                if target.start_byte in result:
                     continue
-                name = node_text(callee)
+                tbody = target.child_by_field_name("body")
+                if tbody is None:
+                    continue
                 result[target.start_byte] = DeviceFn(name, Span(target.start_byte, target.end_byte),
                                                      Span(tbody.start_byte, tbody.end_byte), why)
                 queue.append((target, f"called from device function `{name}`"))
@@ -135,17 +148,30 @@ def _function_items(root: Node) -> list[Node]:
     return out
 
 
-def _under_device_cfg(fn: Node) -> bool:
-    """Is ``fn`` (or an item enclosing it) gated by a device-only ``#[cfg]``?"""
-    node: Node | None = fn
-    while node is not None:
-        sib = node.prev_sibling
-        while sib is not None and sib.type in ("attribute_item", "line_comment", "block_comment"):
-            if sib.type == "attribute_item":
-                caps = captures("cfg_attributes", sib)
-                for pred in caps.get("predicate", []):
-                    if attributed_item(sib) is node and is_device_cfg(pred):
-                        return True
-            sib = sib.prev_sibling
-        node = node.parent
-    return False
+def _device_cfg_fn_starts(root: Node) -> set[int]:
+    """Start bytes of the function items that are, or lie inside an item that is, gated by
+    a device-only ``#[cfg]`` (the attributes directly before an item apply to it).
+
+    One top-down pass with an explicit stack: walking up with ``Node.parent`` costs
+    O(depth) per step in tree-sitter, which made deeply nested files take minutes."""
+    out: set[int] = set()
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, gated = stack.pop()
+        if gated and node.type == "function_item":
+            out.add(node.start_byte)
+        pending = False  # a device cfg among the attributes seen since the last item
+        for child in node.children:
+            if child.type == "attribute_item":
+                pending = pending or _is_device_cfg_attribute(child)
+                continue
+            if child.type in ("line_comment", "block_comment"):
+                continue
+            stack.append((child, gated or pending))
+            pending = False
+    return out
+
+
+def _is_device_cfg_attribute(attr: Node) -> bool:
+    """Is ``attr`` (an ``attribute_item``) a ``#[cfg(..)]`` selecting device code?"""
+    return any(is_device_cfg(pred) for pred in captures("cfg_attributes", attr).get("predicate", []))
