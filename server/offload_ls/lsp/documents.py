@@ -56,10 +56,12 @@ class Document:
 
     @property
     def source(self) -> bytes:
+        """Current text, UTF-8 bytes."""
         return self.parsed.source
 
     @property
     def line_index(self) -> LineIndex:
+        """Byte offset <-> position map of the current text."""
         return self.parsed.line_index
 
     def current_analysis(self) -> FileAnalysis | None:
@@ -111,6 +113,7 @@ class DocumentStore:
         self._docs: dict[str, Document] = {}
 
     def open(self, uri: str, text: str, version: int) -> Document:
+        """Start tracking ``uri`` with the editor's ``text`` (parsed now)."""
         doc = Document(uri, uri_path(uri), version, ParsedFile(text.encode("utf-8")))
         self._docs[uri] = doc
         return doc
@@ -127,9 +130,11 @@ class DocumentStore:
         return doc
 
     def close(self, uri: str) -> Document | None:
+        """Stop tracking ``uri``; the closed document, or ``None`` if it was not open."""
         return self._docs.pop(uri, None)
 
     def get(self, uri: str) -> Document | None:
+        """The open document ``uri``, or ``None``."""
         return self._docs.get(uri)
 
     def by_path(self, path: Path) -> Document | None:

@@ -43,13 +43,17 @@ class Debouncer:
                 del self._pending[key]
 
     def cancel(self, key: str) -> None:
+        """Cancel the pending job for ``key``, if any (a running analysis thread finishes,
+        but its result is discarded)."""
         task = self._pending.pop(key, None)
         if task is not None and not task.done():
             task.cancel()
 
     def cancel_all(self) -> None:
+        """Cancel every pending job (shutdown)."""
         for key in list(self._pending):
             self.cancel(key)
 
     def pending(self, key: str) -> bool:
+        """True while a job for ``key`` is scheduled or running."""
         return key in self._pending

@@ -72,6 +72,7 @@ class OffloadProtocol(LanguageServerProtocol):
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):
+        """Choose the encoding, then run pygls' initialize with only that encoding offered."""
         caps = params.capabilities
         general = caps.general or types.GeneralClientCapabilities()
         encoding = choose_encoding(general.position_encodings)
@@ -138,6 +139,7 @@ class OffloadLanguageServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(type=type_, message=message))
 
     def publish(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None = None) -> None:
+        """Send ``textDocument/publishDiagnostics`` (``version``: the open document's, or ``None``)."""
         self.text_document_publish_diagnostics(publish_params(uri, diagnostics, version))
 
     # ------------------------------------------------------------------ workspace / levels
@@ -218,6 +220,8 @@ class OffloadLanguageServer(LanguageServer):
     # ------------------------------------------------------------------ lifecycle
 
     async def on_initialized(self) -> None:
+        """``initialized``: report init-option problems, pull the configuration, set up file
+        watching and start the workspace scan (``scanWorkspace``)."""
         self._bind_loop()
         self.report_settings_problems(self._init_problems)
         new, problems = await self.pull_settings()
@@ -340,11 +344,13 @@ class OffloadLanguageServer(LanguageServer):
         self.publish(uri, to_diagnostics(analysis.findings, doc.line_index, self.encoding, uri), doc.version)
 
     def reanalyse_open_documents(self) -> None:
+        """Drop every open document's cached analysis and re-analyse it now."""
         for doc in self.documents:
             doc.analysed_version = -1
             self.schedule_document(doc.uri, 0)
 
     def did_open(self, params: types.DidOpenTextDocumentParams) -> None:
+        """Track a Rust document and analyse it at once (no debounce)."""
         td = params.text_document
         if not is_rust_document(td.uri, td.language_id):
             return
@@ -354,11 +360,13 @@ class OffloadLanguageServer(LanguageServer):
         self.schedule_document(td.uri, 0)
 
     def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
+        """Apply incremental changes (ranges in the negotiated encoding); debounced re-analysis."""
         td = params.text_document
         if self.documents.change(td.uri, td.version, params.content_changes, self.encoding) is not None:
             self.schedule_document(td.uri)
 
     def did_save(self, params: types.DidSaveTextDocumentParams) -> None:
+        """A saved Cargo.toml drops the levels cache; a saved ``.rs`` is re-analysed."""
         uri = params.text_document.uri
         path = uri_path(uri)
         if path is not None and path.name == "Cargo.toml":
@@ -386,6 +394,7 @@ class OffloadLanguageServer(LanguageServer):
     # ------------------------------------------------------------------ hover / code actions
 
     def hover(self, params: types.HoverParams) -> types.Hover | None:
+        """Hover on a kernel name or a launch (see :mod:`offload_ls.lsp.hover`)."""
         doc = self.documents.get(params.text_document.uri)
         if doc is None:
             return None
@@ -399,6 +408,7 @@ class OffloadLanguageServer(LanguageServer):
         return to_hover(found[0], found[1], doc.line_index, self.encoding, markdown_ok)
 
     def code_action(self, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        """Quick fixes for the findings touching the requested range."""
         uri = params.text_document.uri
         doc = self.documents.get(uri)
         if doc is None:
@@ -501,6 +511,7 @@ class OffloadLanguageServer(LanguageServer):
             self.schedule_disk(path, uri)
 
     def did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
+        """File events reported by the client (see :mod:`offload_ls.lsp.watcher`)."""
         for change in params.changes:
             path = uri_path(change.uri)
             if path is not None:

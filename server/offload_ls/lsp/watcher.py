@@ -136,4 +136,5 @@ class FolderWatcher:
 
     @property
     def running(self) -> bool:
+        """True between :meth:`start` and :meth:`stop`."""
         return self._observer is not None
