@@ -33,12 +33,56 @@ class Settings:
         scanWorkspace: analyse the workspace's ``.rs`` files that are not open (and watch
             them), so findings in unopened files reach the client.
         maxFileBytes: files larger than this (bytes) are not analysed; a log line says so.
+        trustedWorkspaces: folders (absolute paths) whose crates offload-ls may compile and
+            run — compiling runs build scripts and proc macros. ``"*"`` trusts every
+            folder. Lints work untrusted. (The VS Code extension maps VS Code's workspace
+            trust onto this.)
+        checkOnSave: run the offload check (device pass + host pass) when a ``.rs`` file
+            of a trusted crate is saved or changes on disk.
+        transferPlan: after a clean check, also compile the host pass to LLVM IR to read
+            the transfer plan (inlay hints at launches; a few seconds per save).
+        rustc / cargo: toolchain to use (default: what ``offload-ls doctor`` chooses).
+        gpuTarget: device-pass target triple; gpuArch: e.g. ``sm_90`` / ``gfx90a``
+            (default: the detected GPU's, else ``sm_90``).
+        device: OpenMP device number for runs (default: the runtime's first).
+        deviceImage: ``gpu`` / ``host`` / ``both`` for builds (default: ``gpu`` with a GPU,
+            else ``host``).
+        compileTimeoutS / runTimeoutS: seconds before a compile pass / a run is killed.
     """
 
     rules: dict[str, Level] = attrs.field(factory=dict)
     debounceMs: int = attrs.field(default=150, validator=attrs.validators.ge(0))
     scanWorkspace: bool = True
     maxFileBytes: int = attrs.field(default=8 * 1024 * 1024, validator=attrs.validators.gt(0))
+    trustedWorkspaces: list[str] = attrs.field(factory=list)
+    checkOnSave: bool = True
+    transferPlan: bool = True
+    rustc: str | None = None
+    cargo: str | None = None
+    gpuTarget: str = attrs.field(default="nvptx64-nvidia-cuda", validator=attrs.validators.in_(
+        ("nvptx64-nvidia-cuda", "amdgcn-amd-amdhsa")))
+    gpuArch: str | None = None
+    device: int | None = None
+    deviceImage: str | None = attrs.field(default=None, validator=attrs.validators.optional(
+        attrs.validators.in_(("gpu", "host", "both"))))
+    compileTimeoutS: float = attrs.field(default=300.0, validator=attrs.validators.gt(0))
+    runTimeoutS: float = attrs.field(default=300.0, validator=attrs.validators.gt(0))
+
+    def trusts(self, path) -> bool:
+        """True if ``path`` (a crate directory or file) lies in a trusted workspace folder."""
+        from pathlib import Path
+
+        if "*" in self.trustedWorkspaces:
+            return True
+        p = Path(path).resolve()
+        for folder in self.trustedWorkspaces:
+            try:
+                root = Path(folder).expanduser().resolve()
+            except (OSError, RuntimeError):
+                continue
+            if p == root or root in p.parents:
+                return True
+        return False
 
 
 attrs.resolve_types(Settings)
@@ -77,7 +121,8 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
             converted = _converter.structure(value, fields[key].type)
             candidate = attrs.evolve(settings, **{key: converted})
         except Exception as exc:  # noqa: BLE001 - report and keep the old value
-            problems.append(f"{SECTION}.{key}: invalid value {value!r} ({exc})")
+            why = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+            problems.append(f"{SECTION}.{key}: invalid value {value!r} ({why})")
             continue
         settings = candidate
     return settings, problems

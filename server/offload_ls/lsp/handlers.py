@@ -48,6 +48,14 @@ def register(server: OffloadLanguageServer) -> None:
     def code_action(ls: OffloadLanguageServer, params: types.CodeActionParams):
         return ls.code_action(params)
 
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+    def inlay_hint(ls: OffloadLanguageServer, params: types.InlayHintParams):
+        return ls.inlay_hints(params)
+
+    @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
+    def progress_cancel(ls: OffloadLanguageServer, params: types.WorkDoneProgressCancelParams) -> None:
+        ls.compiles.cancel_token(params.token)
+
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: OffloadLanguageServer,
                                        params: types.DidChangeConfigurationParams) -> None:

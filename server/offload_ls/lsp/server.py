@@ -29,6 +29,7 @@ from pygls.protocol.language_server import lsp_method
 from offload_ls import __version__
 from offload_ls.analysis.engine import FileAnalysis, analyze_tree
 from offload_ls.lsp.code_actions import code_actions
+from offload_ls.lsp.compile import CompileFeature
 from offload_ls.lsp.config import SECTION, CargoCache, merge_levels, parse_client_settings
 from offload_ls.lsp.diagnostics import publish_params, to_diagnostics
 from offload_ls.lsp.documents import Document, DocumentStore, is_rust_document, uri_path
@@ -118,6 +119,8 @@ class OffloadLanguageServer(LanguageServer):
         self._skip_logged: dict[str, str] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
+        self._lint: dict[str, tuple[list[types.Diagnostic], int | None]] = {}
+        self.compiles = CompileFeature(self)
 
     # ------------------------------------------------------------------ messaging
 
@@ -139,8 +142,65 @@ class OffloadLanguageServer(LanguageServer):
         self.window_show_message(types.ShowMessageParams(type=type_, message=message))
 
     def publish(self, uri: str, diagnostics: list[types.Diagnostic], version: int | None = None) -> None:
-        """Send ``textDocument/publishDiagnostics`` (``version``: the open document's, or ``None``)."""
-        self.text_document_publish_diagnostics(publish_params(uri, diagnostics, version))
+        """Send ``textDocument/publishDiagnostics`` (``version``: the open document's, or
+        ``None``): the lint ``diagnostics`` together with the compiler's (the newest
+        finished offload check of the file's crate)."""
+        self._lint[uri] = (diagnostics, version)
+        if not diagnostics and uri not in self.documents:
+            self._lint.pop(uri, None)
+        self.text_document_publish_diagnostics(
+            publish_params(uri, diagnostics + self.compiles.diagnostics_for(uri), version))
+
+    def republish(self, uri: str) -> None:
+        """Send ``uri``'s diagnostics again (its compiler diagnostics changed)."""
+        lint, version = self._lint.get(uri, ([], None))
+        self.text_document_publish_diagnostics(
+            publish_params(uri, lint + self.compiles.diagnostics_for(uri), version))
+
+    def show_threadsafe(self, message: str, type_: types.MessageType = types.MessageType.Warning) -> None:
+        """``window/showMessage`` from any thread."""
+        if self._loop is not None and threading.get_ident() != self._loop_thread:
+            self._loop.call_soon_threadsafe(self.show, message, type_)
+        else:
+            self.show(message, type_)
+
+    def client_supports_progress(self) -> bool:
+        return bool(self._capability("window.work_done_progress", False))
+
+    def progress_begin(self, token: str, title: str, message: str, cancellable: bool = False) -> None:
+        """Create a server-initiated ``$/progress`` and send its begin."""
+        def created(*_args, **_kwargs):
+            self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+                title=title, message=message, cancellable=cancellable, percentage=0))
+        try:
+            self.work_done_progress.create(token, created)
+        except Exception:  # noqa: BLE001 - progress is a courtesy
+            log.exception("window/workDoneProgress/create failed")
+
+    def progress_report(self, token: str, message: str, percent: int | None = None) -> None:
+        if token in self.work_done_progress.tokens:
+            self.work_done_progress.report(token, types.WorkDoneProgressReport(message=message, percentage=percent))
+
+    def progress_end(self, token: str, message: str) -> None:
+        if token in self.work_done_progress.tokens:
+            self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+            self.work_done_progress.tokens.pop(token, None)
+
+    def refresh_inlay_hints(self) -> None:
+        """Ask the client to re-request inlay hints (the transfer plan changed)."""
+        if self._capability("workspace.inlay_hint.refresh_support", False):
+            try:
+                self.workspace_inlay_hint_refresh(None)
+            except Exception:  # noqa: BLE001
+                log.exception("workspace/inlayHint/refresh failed")
+
+    def inlay_hints(self, params: types.InlayHintParams) -> list[types.InlayHint] | None:
+        """Transfer-plan hints at the launch arguments of an open document."""
+        doc = self.documents.get(params.text_document.uri)
+        if doc is None:
+            return None
+        analysis = self.analysis_for(doc)
+        return self.compiles.inlay_hints(doc, analysis, to_span(doc.line_index, params.range, self.encoding))
 
     # ------------------------------------------------------------------ workspace / levels
 
@@ -280,6 +340,7 @@ class OffloadLanguageServer(LanguageServer):
         if self._scan_task is not None:
             self._scan_task.cancel()
             self._scan_task = None
+        self.compiles.service.cancel()
         self.pool.shutdown(wait=False, cancel_futures=True)
         self.doc_pool.shutdown(wait=False, cancel_futures=True)
 
@@ -373,6 +434,8 @@ class OffloadLanguageServer(LanguageServer):
             self.on_file_event(path, False)
         elif uri in self.documents:
             self.schedule_document(uri, 0)
+        if path is not None and path.suffix == ".rs":
+            self.compiles.on_source_saved(path)
 
     def did_close(self, params: types.DidCloseTextDocumentParams) -> None:
         """Forget the editor's text. A workspace file still on disk goes back to its disk
@@ -405,7 +468,13 @@ class OffloadLanguageServer(LanguageServer):
             return None
         formats = self._capability("text_document.hover.content_format", None)
         markdown_ok = not formats or types.MarkupKind.Markdown in formats
-        return to_hover(found[0], found[1], doc.line_index, self.encoding, markdown_ok)
+        text, span = found
+        launch = next((la for la in analysis.launches if la.span == span), None)
+        if launch is not None:
+            table = self.compiles.hover_table(doc, analysis, launch)
+            if table:
+                text += "\n" + table
+        return to_hover(text, span, doc.line_index, self.encoding, markdown_ok)
 
     def code_action(self, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         """Quick fixes for the findings touching the requested range."""
@@ -415,8 +484,13 @@ class OffloadLanguageServer(LanguageServer):
             return None
         analysis = self.analysis_for(doc)
         wanted = to_span(doc.line_index, params.range, self.encoding)
-        return code_actions(analysis, uri, doc.line_index, self.encoding, wanted,
-                            params.context.only if params.context else None)
+        only = params.context.only if params.context else None
+        actions = code_actions(analysis, uri, doc.line_index, self.encoding, wanted, only)
+        if not only or types.CodeActionKind.QuickFix in only:
+            compiler = self.compiles.code_actions(uri, params.range)
+            if compiler:
+                actions = (actions or []) + compiler
+        return actions
 
     def _capability(self, path: str, default):
         return get_capability(self.client_capabilities, path, default)
@@ -495,6 +569,9 @@ class OffloadLanguageServer(LanguageServer):
         """A watched file was created/changed (``deleted=False``) or deleted, as seen by
         watchdog or reported by the client. Runs on the loop thread."""
         if path.name == "Cargo.toml":
+            self.compiles.forget_manifests()
+            if not deleted:
+                self.compiles.on_manifest_changed(path)
             self.cargo.invalidate()
             self.jobs.schedule("\0cargo", self.settings.debounceMs / 1000.0, self.reanalyse_all)
             return
@@ -507,6 +584,8 @@ class OffloadLanguageServer(LanguageServer):
             self.publish(uri, [], None)
             return
         root = self.root_of(path)
+        if root is not None and not is_ignored(path, root):
+            self.compiles.on_source_saved(path)  # an external change counts as a save
         if self.settings.scanWorkspace and root is not None and not is_ignored(path, root):
             self.schedule_disk(path, uri)
 

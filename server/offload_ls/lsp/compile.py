@@ -1,0 +1,384 @@
+"""Offload checks on save: trust gate, doctor, ``$/progress``, pass-labelled compiler
+diagnostics with generations, the transfer plan as inlay hints and hover.
+
+Scheduling (debounce, cancel-on-newer, one compile per crate, generations) lives in
+:class:`offload_ls.toolchain.service.CompileService`; this module converts its results to
+LSP and keeps, per crate, exactly the diagnostics of the newest finished check: a new
+result replaces all of that crate's earlier ones, including clearing files that no longer
+have any (nothing stale after a fix).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from offload_ls.analysis.model import Span
+from offload_ls.lsp.positions import to_range
+from offload_ls.syntax.text import LineIndex
+from offload_ls.toolchain.compile import CheckResult
+from offload_ls.toolchain.crate import load_crate
+from offload_ls.toolchain.diagnostics import CompilerDiagnostic, SpanRef
+from offload_ls.toolchain.doctor import HOST_ONLY, DoctorReport, render_text, run_doctor
+from offload_ls.toolchain.plan import Plan, check_plan
+from offload_ls.toolchain.service import CompileService
+from offload_ls.toolchain.transfer_check import ArgPlan, plan_for_launch
+from offload_ls.toolchain.transfer_plan import KernelTransfers, decode_map_type, human_bytes
+from offload_ls.workspace.cargo import find_manifest
+
+if TYPE_CHECKING:
+    from offload_ls.lsp.server import OffloadLanguageServer
+
+log = logging.getLogger(__name__)
+
+_SEVERITY = {
+    "error": types.DiagnosticSeverity.Error,
+    "ice": types.DiagnosticSeverity.Error,
+    "warning": types.DiagnosticSeverity.Warning,
+    "note": types.DiagnosticSeverity.Information,
+    "help": types.DiagnosticSeverity.Hint,
+}
+
+#: Code of the diagnostics offload-ls derives from the compiler's transfer plan.
+TRANSFER_CODE = "offload_transfer_plan"
+
+
+@dataclass
+class CrateResults:
+    """The newest delivered check of one crate: diagnostics per URI, quick fixes, transfers."""
+
+    generation: int = 0
+    diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
+    fixes: dict[str, list[tuple[types.Diagnostic, list[types.TextEdit]]]] = field(default_factory=dict)
+    transfers: dict[str, KernelTransfers] = field(default_factory=dict)
+
+
+class CompileFeature:
+    """State and logic of compile-on-save, owned by the server (``server.compiles``)."""
+
+    def __init__(self, server: "OffloadLanguageServer") -> None:
+        self.server = server
+        self.service = CompileService(self._make_plan, self._on_result, self._on_error,
+                                      self._on_progress, debounce_s=0.3)
+        self.results: dict[Path, CrateResults] = {}
+        self._doctor: DoctorReport | None = None
+        self._doctor_key: tuple | None = None
+        self._doctor_lock = threading.Lock()
+        self._tokens: dict[Path, str] = {}
+        self._token_crate: dict[str, Path] = {}
+        self._told_untrusted: set[Path] = set()
+        self._told_missing = False
+        self._manifests: dict[Path, Path | None] = {}
+
+    # ------------------------------------------------------------------ doctor
+
+    def doctor(self) -> DoctorReport:
+        """The doctor's report for the current toolchain settings (probed once per
+        settings; cached on disk per tool path + mtime). Blocking: call from a worker."""
+        s = self.server.settings
+        key = (s.rustc, s.cargo, s.gpuArch, s.gpuTarget)
+        with self._doctor_lock:
+            if self._doctor is None or self._doctor_key != key:
+                self._doctor = run_doctor(rustc=s.rustc, cargo=s.cargo, arch=s.gpuArch, target=s.gpuTarget)
+                self._doctor_key = key
+                self.server.log("offload-ls doctor:\n" + render_text(self._doctor))
+                if self._doctor.essential_missing and not self._told_missing:
+                    self._told_missing = True
+                    self.server.show_threadsafe(
+                        "offload-ls: no offload-capable Rust toolchain found, so saves only run the host "
+                        f"pass. {'; '.join(self._doctor.missing[:2])}. Install: {self._doctor.install}")
+            return self._doctor
+
+    # ------------------------------------------------------------------ triggers
+
+    def manifest_for(self, path: Path) -> Path | None:
+        """The Cargo.toml of the crate containing ``path`` (within its workspace folder)."""
+        d = path.parent
+        if d not in self._manifests:
+            self._manifests[d] = find_manifest(path, self.server.root_of(path))
+        return self._manifests[d]
+
+    def trusted(self, manifest: Path) -> bool:
+        return self.server.settings.trusts(manifest.parent)
+
+    def on_source_saved(self, path: Path) -> None:
+        """A ``.rs`` file was saved (or changed on disk): check its crate if allowed."""
+        if not self.server.settings.checkOnSave or path.suffix != ".rs":
+            return
+        manifest = self.manifest_for(path)
+        if manifest is None:
+            return
+        if not self.trusted(manifest):
+            if manifest not in self._told_untrusted:
+                self._told_untrusted.add(manifest)
+                self.server.log(f"{manifest.parent} is not a trusted workspace: offload-ls does not compile it "
+                                f"(compiling runs build scripts and proc macros). Lints still run. To allow it, "
+                                f"add the folder to the setting offload-ls.trustedWorkspaces.",
+                                types.MessageType.Info)
+            return
+        self.service.request(manifest)
+
+    def on_manifest_changed(self, manifest: Path) -> None:
+        """A Cargo.toml changed: re-check its crate if it was checked before (trusted)."""
+        if self.server.settings.checkOnSave and manifest in self.results and self.trusted(manifest):
+            self.service.request(manifest)
+
+    def forget_manifests(self) -> None:
+        """A Cargo.toml appeared or went: recompute file -> crate lookups."""
+        self._manifests.clear()
+
+    def cancel_token(self, token) -> None:
+        """The client cancelled our ``$/progress`` with this token."""
+        manifest = self._token_crate.get(str(token))
+        if manifest is not None:
+            self.service.cancel(manifest)
+
+    async def shutdown(self) -> None:
+        await self.service.shutdown()
+
+    # ------------------------------------------------------------------ plan / progress
+
+    def _make_plan(self, manifest: Path) -> Plan:
+        report = self.doctor()
+        if report.toolchain is None or report.toolchain.cargo is None:
+            raise RuntimeError("no Rust toolchain with cargo found; `offload-ls doctor` says: "
+                               + "; ".join(report.missing) + (f"; install: {report.install}" if report.install else ""))
+        s = self.server.settings
+        crate = load_crate(manifest, report.toolchain.cargo, env={"RUSTC": report.toolchain.rustc})
+        return check_plan(crate, report, {"check": s.compileTimeoutS, "ir": 2 * s.compileTimeoutS},
+                          transfer_plan=s.transferPlan and report.pipeline != HOST_ONLY)
+
+    def _on_progress(self, manifest: Path, event: str, message: str, percent: int | None) -> None:
+        server = self.server
+        if not server.client_supports_progress():
+            return
+        if event == "begin":
+            token = f"offload-ls/check/{uuid.uuid4().hex[:12]}"
+            self._tokens[manifest] = token
+            self._token_crate[token] = manifest
+            server.progress_begin(token, "offload-ls", message, cancellable=True)
+        elif event == "report":
+            token = self._tokens.get(manifest)
+            if token:
+                server.progress_report(token, message, percent)
+        else:
+            token = self._tokens.pop(manifest, None)
+            if token:
+                self._token_crate.pop(token, None)
+                server.progress_end(token, message)
+
+    def _on_error(self, manifest: Path, message: str) -> None:
+        self.server.log(f"offload check of {manifest.parent} not run: {message}", types.MessageType.Warning)
+        diag = types.Diagnostic(range=_cargo_toml_range(manifest), message=f"offload check not run: {message}",
+                                severity=types.DiagnosticSeverity.Warning, source="offload-ls")
+        self._replace(manifest, CrateResults(diagnostics={manifest.as_uri(): [diag]}))
+
+    # ------------------------------------------------------------------ results
+
+    def _on_result(self, manifest: Path, generation: int, result: CheckResult) -> None:
+        new = CrateResults(generation=generation, transfers=result.transfers)
+        indexes: dict[Path, LineIndex | None] = {}
+        for d in result.diagnostics:
+            uri, rng = self._place(d.span, manifest, indexes)
+            diag = self.to_lsp(d, rng, indexes)
+            new.diagnostics.setdefault(uri, []).append(diag)
+            if d.fixes:
+                edits = []
+                for r in d.fixes:
+                    if r.span.file == (d.span.file if d.span else None):
+                        _, frange = self._place(r.span, manifest, indexes)
+                        edits.append(types.TextEdit(range=frange, new_text=r.text))
+                if edits:
+                    new.fixes.setdefault(uri, []).append((diag, edits))
+        self._add_transfer_findings(new, manifest)
+        self._replace(manifest, new)
+        failed = [p.label for p in result.passes if p.completed and not p.completed.ok]
+        self.server.log(f"offload check of {manifest.parent.name}: {len(result.diagnostics)} compiler messages"
+                        + (f", failed passes: {', '.join(failed)}" if failed else "")
+                        + f" ({result.seconds:.1f} s)")
+
+    def _replace(self, manifest: Path, new: CrateResults) -> None:
+        old = self.results.get(manifest)
+        self.results[manifest] = new
+        touched = set(new.diagnostics) | (set(old.diagnostics) if old else set())
+        for uri in touched:
+            self.server.republish(uri)
+        self.server.refresh_inlay_hints()
+
+    def _index_for(self, file: Path, indexes: dict[Path, LineIndex | None]) -> LineIndex | None:
+        if file not in indexes:
+            doc = self.server.documents.by_path(file)
+            try:
+                data = file.read_bytes()
+            except OSError:
+                data = None
+            if doc is not None and (data is None or doc.source == data):
+                indexes[file] = doc.line_index
+            else:
+                indexes[file] = LineIndex(data) if data is not None else None
+        return indexes[file]
+
+    def _place(self, span: SpanRef | None, manifest: Path,
+               indexes: dict[Path, LineIndex | None]) -> tuple[str, types.Range]:
+        """URI and range of a compiler span; span-less messages go on Cargo.toml's
+        ``[package]`` line."""
+        if span is None:
+            return manifest.as_uri(), _cargo_toml_range(manifest)
+        index = self._index_for(span.file, indexes)
+        if index is None:  # file vanished: fall back to rustc's own line/column
+            return span.file.as_uri(), types.Range(
+                start=types.Position(line=max(span.line - 1, 0), character=max(span.column - 1, 0)),
+                end=types.Position(line=max(span.end_line - 1, 0), character=max(span.end_column - 1, 0)))
+        return span.file.as_uri(), to_range(index, Span(span.start, span.end), self.server.encoding)
+
+    def to_lsp(self, d: CompilerDiagnostic, rng: types.Range, indexes) -> types.Diagnostic:
+        related = []
+        for span, message in d.related:
+            index = self._index_for(span.file, indexes)
+            if index is None:
+                continue
+            related.append(types.DiagnosticRelatedInformation(
+                location=types.Location(uri=span.file.as_uri(),
+                                        range=to_range(index, Span(span.start, span.end), self.server.encoding)),
+                message=message))
+        text = d.message
+        if d.span is None and d.level != "ice":
+            text = f"[{', '.join(d.passes)}] {text}"
+        if d.notes:
+            text += "\n" + "\n".join(d.notes)
+        return types.Diagnostic(range=rng, message=text, severity=_SEVERITY.get(d.level, types.DiagnosticSeverity.Error),
+                                code=d.code, source=d.source, related_information=related or None)
+
+    # ------------------------------------------------------------------ transfer plan
+
+    def transfers_for(self, path: Path | None) -> dict[str, KernelTransfers]:
+        if path is None:
+            return {}
+        manifest = self.manifest_for(path)
+        res = self.results.get(manifest) if manifest else None
+        return res.transfers if res else {}
+
+    def arg_plans(self, path: Path | None, analysis) -> list[tuple[object, list[ArgPlan]]]:
+        """(launch, argument plans) for each launch of the file whose kernel the host IR maps."""
+        transfers = self.transfers_for(path)
+        if not transfers:
+            return []
+        kernels = {k.name: k for k in analysis.kernels}
+        out = []
+        for launch in analysis.launches:
+            kt = transfers.get(launch.kernel or "")
+            if kt is not None:
+                out.append((launch, plan_for_launch(launch, kernels.get(launch.kernel), kt)))
+        return out
+
+    def _add_transfer_findings(self, results: CrateResults, manifest: Path) -> None:
+        """Disagreements between source types and the compiled map types, at each launch
+        argument of the crate's open documents."""
+        if not results.transfers:
+            return
+        for doc in list(self.server.documents):
+            if doc.path is None or self.manifest_for(doc.path) != manifest:
+                continue
+            analysis = self.server.analysis_for(doc)
+            kernels = {k.name: k for k in analysis.kernels}
+            for launch in analysis.launches:
+                kt = results.transfers.get(launch.kernel or "")
+                if kt is None:
+                    continue
+                for ap in plan_for_launch(launch, kernels.get(launch.kernel), kt):
+                    if ap.problem:
+                        results.diagnostics.setdefault(doc.uri, []).append(types.Diagnostic(
+                            range=to_range(doc.line_index, ap.arg.span, self.server.encoding),
+                            message=ap.problem, severity=types.DiagnosticSeverity.Warning,
+                            code=TRANSFER_CODE, source="offload-ls(host)"))
+
+    def inlay_hints(self, doc, analysis, wanted: Span) -> list[types.InlayHint]:
+        """``→ 4 KiB`` / ``⇄ 4 KiB`` / ``by value`` before each launch argument."""
+        hints = []
+        for launch, plans in self.arg_plans(doc.path, analysis):
+            if launch.span.end < wanted.start or launch.span.start > wanted.end:
+                continue
+            for ap in plans:
+                if ap.transfer is None:
+                    continue
+                pos = to_range(doc.line_index, ap.arg.span, self.server.encoding).start
+                t = ap.transfer
+                tip = (f"{t.bytes} bytes; map types begin {decode_map_type(t.begin) or ['none']}, "
+                       f"kernel {decode_map_type(t.kernel) or ['none']}, end {decode_map_type(t.end) or ['none']}")
+                hints.append(types.InlayHint(position=pos, label=t.hint + ":", kind=types.InlayHintKind.Parameter,
+                                             padding_right=True, tooltip=tip))
+        return hints
+
+    def hover_table(self, doc, analysis, launch) -> str | None:
+        """Markdown table of what the compiled host code copies for ``launch``."""
+        for lch, plans in self.arg_plans(doc.path, analysis):
+            if lch is not launch and lch.span != launch.span:
+                continue
+            rows = ["", "**Compiled transfer plan** (host pass IR):", "",
+                    "| argument | to device | back to host | map types (begin/kernel/end) |", "|---|---|---|---|"]
+            to_dev = back = 0
+            for ap in plans:
+                t = ap.transfer
+                if t is None:
+                    continue
+                td = human_bytes(t.bytes) if t.to_device else ("by value" if t.literal else "—")
+                fd = human_bytes(t.bytes) if t.from_device else "—"
+                to_dev += t.bytes if t.to_device else 0
+                back += t.bytes if t.from_device else 0
+                rows.append(f"| `{ap.arg.text}` | {td} | {fd} | {t.begin:#x} / {t.kernel:#x} / {t.end:#x} |")
+            rows.append(f"| **total** | **{human_bytes(to_dev)}** | **{human_bytes(back)}** | |")
+            problems = [f"- ⚠ {ap.problem}" for ap in plans if ap.problem]
+            return "\n".join(rows + ([""] + problems if problems else []))
+        return None
+
+    # ------------------------------------------------------------------ for the server
+
+    def diagnostics_for(self, uri: str) -> list[types.Diagnostic]:
+        out: list[types.Diagnostic] = []
+        for res in self.results.values():
+            out += res.diagnostics.get(uri, [])
+        return out
+
+    def code_actions(self, uri: str, rng: types.Range) -> list[types.CodeAction]:
+        """MachineApplicable compiler suggestions overlapping ``rng``, as quick fixes."""
+        actions = []
+        for res in self.results.values():
+            for diag, edits in res.fixes.get(uri, []):
+                if _overlaps(diag.range, rng):
+                    actions.append(types.CodeAction(
+                        title=f"Apply compiler suggestion: {diag.message.splitlines()[0]}",
+                        kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
+                        edit=types.WorkspaceEdit(changes={uri: edits})))
+        return actions
+
+
+def _overlaps(a: types.Range, b: types.Range) -> bool:
+    def key(p: types.Position) -> tuple[int, int]:
+        return (p.line, p.character)
+    return not (key(a.end) < key(b.start) or key(b.end) < key(a.start))
+
+
+def _cargo_toml_range(manifest: Path) -> types.Range:
+    """The ``[package]`` line of a Cargo.toml (line 0 if not found or unreadable)."""
+    line = 0
+    try:
+        for i, text in enumerate(manifest.read_text(encoding="utf-8", errors="replace").splitlines()):
+            if text.strip() == "[package]":
+                line = i
+                break
+    except OSError:
+        pass
+    return types.Range(start=types.Position(line=line, character=0), end=types.Position(line=line, character=9))
+
+
+async def wait_idle(feature: CompileFeature) -> None:
+    """For tests: wait until no check is pending or running."""
+    while any(feature.service.running(m) for m in list(feature.service._crates)):
+        await asyncio.sleep(0.05)
