@@ -123,6 +123,28 @@ def test_parse_long_format_with_profiler_noise():
     assert launches[2].bytes_written == pytest.approx(0.13e9, rel=1e-15)
 
 
+#: Verbatim from `ncu --import rust.ncu-rep --csv --page details --print-units base`,
+#: Nsight Compute 2025.3.1 on an H200 (the validation run of run_on_gpu.sh): with base units
+#: the duration unit is "ns", not "nsecond", and there are no thousands separators.
+REAL_NCU_2025_3 = """\
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
+"0","981","gpu-kernels-bench","127.0.0.1","daxpy","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_read.sum","byte","268444416"
+"0","981","gpu-kernels-bench","127.0.0.1","daxpy","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_write.sum","byte","114286848"
+"0","981","gpu-kernels-bench","127.0.0.1","daxpy","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","ns","94720"
+"42","981","gpu-kernels-bench","127.0.0.1","fir","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_read.sum","byte","134231296"
+"42","981","gpu-kernels-bench","127.0.0.1","fir","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_write.sum","byte","111676928"
+"42","981","gpu-kernels-bench","127.0.0.1","fir","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","ns","111168"
+"""
+
+
+def test_parse_real_ncu_2025_3_export():
+    launches = compare.parse_ncu_csv(REAL_NCU_2025_3)
+    assert [(l.launch_id, l.kernel, l.bytes_read, l.bytes_written) for l in launches] == [
+        ("981:0", "daxpy", 268444416.0, 114286848.0), ("981:42", "fir", 134231296.0, 111676928.0)]
+    assert launches[0].seconds == pytest.approx(94720e-9, rel=1e-15)
+    assert launches[1].seconds == pytest.approx(111168e-9, rel=1e-15)
+
+
 def test_parse_long_format_minimal_columns_without_id():
     text = "\n".join([
         '"Kernel Name","Metric Name","Metric Unit","Metric Value"',
