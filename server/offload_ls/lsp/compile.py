@@ -73,6 +73,7 @@ class CompileFeature:
         self._doctor_lock = threading.Lock()
         self._tokens: dict[Path, str] = {}
         self._token_crate: dict[str, Path] = {}
+        self._token_cancel: dict[str, object] = {}
         self._told_untrusted: set[Path] = set()
         self._told_missing = False
         self._manifests: dict[Path, Path | None] = {}
@@ -135,10 +136,26 @@ class CompileFeature:
         self._manifests.clear()
 
     def cancel_token(self, token) -> None:
-        """The client cancelled our ``$/progress`` with this token."""
+        """The client cancelled our ``$/progress`` with this token (a check, build or run)."""
         manifest = self._token_crate.get(str(token))
         if manifest is not None:
             self.service.cancel(manifest)
+        callback = self._token_cancel.get(str(token))
+        if callback is not None:
+            callback()
+
+    def register_token(self, token: str, cancel) -> None:
+        """Route a client cancel of ``token`` to ``cancel()`` (builds and runs)."""
+        self._token_cancel[token] = cancel
+
+    def unregister_token(self, token: str) -> None:
+        self._token_cancel.pop(token, None)
+
+    def fresh_doctor(self) -> DoctorReport:
+        """Probe again (``offload-ls.doctor``): forget the cached report first."""
+        with self._doctor_lock:
+            self._doctor = None
+        return self.doctor()
 
     async def shutdown(self) -> None:
         await self.service.shutdown()

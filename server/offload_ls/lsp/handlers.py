@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from offload_ls.lsp import commands
+from offload_ls.lsp.commands import BuildArgs, RunArgs, UriArgs
 from offload_ls.lsp.server import OffloadLanguageServer
 
 
@@ -51,6 +53,30 @@ def register(server: OffloadLanguageServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
     def inlay_hint(ls: OffloadLanguageServer, params: types.InlayHintParams):
         return ls.inlay_hints(params)
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    def code_lens(ls: OffloadLanguageServer, params: types.CodeLensParams):
+        return ls.code_lens(params)
+
+    @server.command(commands.BUILD)
+    async def build(ls: OffloadLanguageServer, args: BuildArgs):
+        return await ls.gpu.build(args)
+
+    @server.command(commands.RUN)
+    async def run(ls: OffloadLanguageServer, args: RunArgs):
+        return await ls.gpu.run(args)
+
+    @server.command(commands.REPORT)
+    def show_run_report(ls: OffloadLanguageServer, args: UriArgs):
+        return ls.gpu.show_report(args)
+
+    @server.command(commands.DOCTOR)
+    async def doctor(ls: OffloadLanguageServer):
+        return await ls.gpu.doctor()
+
+    @server.command(commands.CANCEL)
+    def cancel(ls: OffloadLanguageServer, args: UriArgs):
+        return ls.gpu.cancel(args)
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def progress_cancel(ls: OffloadLanguageServer, params: types.WorkDoneProgressCancelParams) -> None:

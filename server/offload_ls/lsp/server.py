@@ -29,6 +29,7 @@ from pygls.protocol.language_server import lsp_method
 from offload_ls import __version__
 from offload_ls.analysis.engine import FileAnalysis, analyze_tree
 from offload_ls.lsp.code_actions import code_actions
+from offload_ls.lsp.commands import GpuCommands
 from offload_ls.lsp.compile import CompileFeature
 from offload_ls.lsp.config import SECTION, CargoCache, merge_levels, parse_client_settings
 from offload_ls.lsp.diagnostics import publish_params, to_diagnostics
@@ -121,6 +122,7 @@ class OffloadLanguageServer(LanguageServer):
         self._loop_thread: int | None = None
         self._lint: dict[str, tuple[list[types.Diagnostic], int | None]] = {}
         self.compiles = CompileFeature(self)
+        self.gpu = GpuCommands(self)
 
     # ------------------------------------------------------------------ messaging
 
@@ -193,6 +195,21 @@ class OffloadLanguageServer(LanguageServer):
                 self.workspace_inlay_hint_refresh(None)
             except Exception:  # noqa: BLE001
                 log.exception("workspace/inlayHint/refresh failed")
+
+    def refresh_code_lenses(self) -> None:
+        """Ask the client to re-request code lenses (a run report or build changed)."""
+        if self._capability("workspace.code_lens.refresh_support", False):
+            try:
+                self.workspace_code_lens_refresh(None)
+            except Exception:  # noqa: BLE001
+                log.exception("workspace/codeLens/refresh failed")
+
+    def code_lens(self, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+        """Build / run lenses on ``fn main`` and kernels (see :mod:`offload_ls.lsp.commands`)."""
+        doc = self.documents.get(params.text_document.uri)
+        if doc is None:
+            return None
+        return self.gpu.code_lenses(doc, self.analysis_for(doc))
 
     def inlay_hints(self, params: types.InlayHintParams) -> list[types.InlayHint] | None:
         """Transfer-plan hints at the launch arguments of an open document."""
@@ -469,6 +486,11 @@ class OffloadLanguageServer(LanguageServer):
         formats = self._capability("text_document.hover.content_format", None)
         markdown_ok = not formats or types.MarkupKind.Markdown in formats
         text, span = found
+        kernel = next((k for k in analysis.kernels if k.name_span == span), None)
+        if kernel is not None:
+            extra = self.gpu.resources_markdown(doc.path, kernel.name)
+            if extra:
+                text += extra
         launch = next((la for la in analysis.launches if la.span == span), None)
         if launch is not None:
             table = self.compiles.hover_table(doc, analysis, launch)

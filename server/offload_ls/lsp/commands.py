@@ -1,0 +1,283 @@
+"""Build and run from the editor: ``workspace/executeCommand`` handlers, code lenses,
+run reports and kernel resources.
+
+Commands (arguments are one JSON object, typed below):
+
+- ``offload-ls.build`` ``{"uri", "deviceImage"?, "bundle"?}`` — build the crate of ``uri``;
+- ``offload-ls.run`` ``{"uri", "args"?, "device"?, "deviceImage"?}`` — build if stale, run
+  with the runtime log; streams the program's output as ``window/logMessage`` and the
+  ``offload-ls/runOutput`` notification; ends with the run report;
+- ``offload-ls.showRunReport`` ``{"uri"}`` — the last run report of the crate (JSON);
+- ``offload-ls.doctor`` — the doctor's report (JSON), also logged as text;
+- ``offload-ls.cancel`` ``{"uri"}`` — cancel a running build or run of that crate.
+
+Nothing is built or run for an untrusted workspace (``trustedWorkspaces``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import attrs
+from lsprotocol import types
+
+from offload_ls.gpu.launch import RunReport
+from offload_ls.gpu.resources import KernelResources
+from offload_ls.lsp.documents import uri_path
+from offload_ls.lsp.positions import to_range
+from offload_ls.toolchain.doctor import HOST_ONLY
+from offload_ls.toolchain.process import CancelToken
+from offload_ls.toolchain.transfer_plan import human_bytes
+
+if TYPE_CHECKING:
+    from offload_ls.lsp.server import OffloadLanguageServer
+
+BUILD, RUN, REPORT, DOCTOR, CANCEL = ("offload-ls.build", "offload-ls.run", "offload-ls.showRunReport",
+                                      "offload-ls.doctor", "offload-ls.cancel")
+RUN_OUTPUT = "offload-ls/runOutput"
+
+
+@attrs.define
+class BuildArgs:
+    """Arguments of ``offload-ls.build``: a document or crate URI; images; bundle dir."""
+
+    uri: str
+    deviceImage: str | None = None
+    bundle: str | None = None
+
+
+@attrs.define
+class RunArgs:
+    """Arguments of ``offload-ls.run``: a URI, program arguments, OpenMP device, images."""
+
+    uri: str
+    args: list[str] = attrs.field(factory=list)
+    device: int | None = None
+    deviceImage: str | None = None
+
+
+@attrs.define
+class UriArgs:
+    uri: str
+
+
+class GpuCommands:
+    """Build/run state of the server (``server.gpu``): last run reports and kernel
+    resources per crate, running jobs (one per crate)."""
+
+    def __init__(self, server: "OffloadLanguageServer") -> None:
+        self.server = server
+        self.reports: dict[Path, RunReport] = {}
+        self.resources: dict[Path, list[KernelResources]] = {}
+        self.jobs: dict[Path, CancelToken] = {}
+
+    # ------------------------------------------------------------------ helpers
+
+    def _crate(self, uri: str) -> Path | None:
+        path = uri_path(uri)
+        if path is None:
+            return None
+        if path.name == "Cargo.toml":
+            return path
+        return self.server.compiles.manifest_for(path if path.suffix else path / "Cargo.toml")
+
+    def _refuse(self, message: str) -> dict:
+        self.server.show(message, types.MessageType.Error)
+        return {"ok": False, "error": message}
+
+    async def _prepare(self, uri: str):
+        manifest = self._crate(uri)
+        if manifest is None:
+            return None, self._refuse(f"offload-ls: no Cargo.toml found for {uri}")
+        if not self.server.compiles.trusted(manifest):
+            return None, self._refuse(
+                f"offload-ls: {manifest.parent} is not a trusted workspace; building runs its build scripts "
+                f"and running runs its code. Add it to offload-ls.trustedWorkspaces to allow this.")
+        if manifest in self.jobs:
+            return None, self._refuse(f"offload-ls: a build or run of {manifest.parent.name} is already running")
+        report = await asyncio.get_running_loop().run_in_executor(None, self.server.compiles.doctor)
+        if report.pipeline == HOST_ONLY:
+            return None, self._refuse("offload-ls: no offload-capable toolchain: " + "; ".join(report.missing)
+                                      + (f". Install: {report.install}" if report.install else ""))
+        return (manifest, report), None
+
+    def _progress(self, title: str, manifest: Path):
+        token = f"offload-ls/{title.lower().replace(' ', '-')}/{uuid.uuid4().hex[:12]}"
+        cancel = CancelToken()
+        self.jobs[manifest] = cancel
+        self.server.compiles.register_token(token, lambda: cancel.cancel())
+        if self.server.client_supports_progress():
+            self.server.progress_begin(token, f"offload-ls: {title}", manifest.parent.name, cancellable=True)
+
+        def report(message: str) -> None:
+            self.server.log(f"[{title.lower()}] {message}")
+            self.server.progress_report(token, message)
+        return token, cancel, report
+
+    def _finish(self, token: str, manifest: Path, message: str) -> None:
+        self.jobs.pop(manifest, None)
+        self.server.compiles.unregister_token(token)
+        self.server.progress_end(token, message)
+
+    # ------------------------------------------------------------------ commands
+
+    async def build(self, args: BuildArgs) -> dict:
+        from offload_ls.workflow import build_crate
+
+        prepared, refusal = await self._prepare(args.uri)
+        if refusal is not None:
+            return refusal
+        manifest, report = prepared
+        token, cancel, say = self._progress("Build", manifest)
+        try:
+            outcome = await build_crate(manifest, report, device_image=args.deviceImage or self.server.settings.deviceImage,
+                                        bundle_dir=Path(args.bundle) if args.bundle else None, cancel=cancel,
+                                        progress=say)
+        except Exception as exc:  # noqa: BLE001 - CrateError, ValueError, BundleError: tell the user
+            self._finish(token, manifest, "failed")
+            return self._refuse(f"offload-ls: build failed: {exc}")
+        self._finish(token, manifest, "cancelled" if outcome.cancelled else ("done" if outcome.ok else "failed"))
+        self.resources[manifest] = outcome.resources
+        for d in outcome.diagnostics:
+            self.server.log(f"[build] {d.level}: {d.message} [{d.source}]", types.MessageType.Warning)
+        for r in outcome.resources:
+            self.server.log(f"[build] kernel {r.summary()}",
+                            types.MessageType.Warning if r.spills else types.MessageType.Info)
+        result = {"ok": outcome.ok, "exe": str(outcome.exe) if outcome.exe else None, "images": outcome.images,
+                  "fresh": outcome.fresh, "seconds": round(outcome.seconds, 2),
+                  "resources": [asdict(r) for r in outcome.resources], "warnings": outcome.warnings,
+                  "bundle": str(outcome.bundle.directory) if outcome.bundle else None}
+        if outcome.ok:
+            self.server.show(f"offload-ls: built {outcome.exe.name} ({', '.join(outcome.images) or 'no images'})",
+                             types.MessageType.Info)
+        elif not outcome.cancelled:
+            self.server.show("offload-ls: build failed; see the offload-ls log", types.MessageType.Error)
+        self.server.refresh_code_lenses()
+        return result
+
+    async def run(self, args: RunArgs) -> dict:
+        from offload_ls.workflow import run_crate
+
+        prepared, refusal = await self._prepare(args.uri)
+        if refusal is not None:
+            return refusal
+        manifest, report = prepared
+        s = self.server.settings
+        image = args.deviceImage or s.deviceImage
+        if image is None and not report.gpus:
+            self.server.log("no GPU found: building with the host image (kernels run on the CPU through "
+                            "libomptarget's Virtual Host Device)", types.MessageType.Warning)
+            image = "host"
+        token, cancel, say = self._progress("Run", manifest)
+
+        def out(stream: str):
+            def send(line: str) -> None:
+                if stream == "stderr" and " info: " in line:
+                    return  # the runtime's log: summarised in the report
+                self.server.log(f"[run {stream}] {line}")
+                self.server.protocol.notify(RUN_OUTPUT, {"uri": manifest.as_uri(), "stream": stream, "line": line})
+            return send
+        try:
+            outcome = await run_crate(manifest, report, args.args, device=args.device if args.device is not None else s.device,
+                                      device_image=image, timeout=s.runTimeoutS, cancel=cancel, progress=say,
+                                      on_stdout=out("stdout"), on_stderr=out("stderr"))
+        except Exception as exc:  # noqa: BLE001
+            self._finish(token, manifest, "failed")
+            return self._refuse(f"offload-ls: run failed: {exc}")
+        rep = outcome.report
+        self._finish(token, manifest, "no run" if rep is None else ("ok" if rep.ok else "failed"))
+        self.resources[manifest] = outcome.build.resources
+        if rep is None:
+            for d in outcome.build.diagnostics:
+                self.server.log(f"[build] {d.level}: {d.message} [{d.source}]", types.MessageType.Error)
+            return self._refuse("offload-ls: the build failed, nothing was run; see the offload-ls log")
+        self.reports[manifest] = rep
+        self.server.log(rep.render(), types.MessageType.Info if rep.ok else types.MessageType.Warning)
+        self.server.show(f"offload-ls: {manifest.parent.name} " + ("ran OK" if rep.ok else "run failed")
+                         + f" — {len(rep.log.launches)} launches, {human_bytes(rep.log.h2d_bytes)} to device, "
+                           f"{human_bytes(rep.log.d2h_bytes)} back" + (f"; {rep.problems[0]}" if rep.problems else ""),
+                         types.MessageType.Info if rep.ok else types.MessageType.Warning)
+        self.server.refresh_code_lenses()
+        return report_json(rep)
+
+    def show_report(self, args: UriArgs) -> dict:
+        manifest = self._crate(args.uri)
+        rep = self.reports.get(manifest) if manifest else None
+        if rep is None:
+            return {"ok": False, "error": "no run yet: use offload-ls.run first"}
+        self.server.log(rep.render())
+        return report_json(rep)
+
+    async def doctor(self) -> dict:
+        report = await asyncio.get_running_loop().run_in_executor(None, self.server.compiles.fresh_doctor)
+        return report.to_json()
+
+    def cancel(self, args: UriArgs) -> dict:
+        manifest = self._crate(args.uri)
+        token = self.jobs.get(manifest) if manifest else None
+        if token is None:
+            return {"ok": False, "error": "nothing is running for this crate"}
+        token.cancel()
+        return {"ok": True}
+
+    # ------------------------------------------------------------------ lenses and hover
+
+    def code_lenses(self, doc, analysis) -> list[types.CodeLens]:
+        """"▶ Run on GPU" / "Build" above ``fn main`` of files that launch kernels, and
+        "Build for GPU" plus the last run's figures above each kernel."""
+        if doc.path is None:
+            return []
+        enc = self.server.encoding
+        lenses = []
+        uri = doc.uri
+        manifest = self.server.compiles.manifest_for(doc.path)
+        if analysis.launches:
+            main = find_main(doc.parsed.root)
+            if main is not None:
+                rng = to_range(doc.line_index, main, enc)
+                lenses += [types.CodeLens(range=rng, command=types.Command("▶ Run on GPU", RUN, [{"uri": uri}])),
+                           types.CodeLens(range=rng, command=types.Command("Build", BUILD, [{"uri": uri}]))]
+        rep = self.reports.get(manifest) if manifest else None
+        per_kernel = rep.log.per_kernel() if rep else {}
+        for k in analysis.kernels:
+            rng = to_range(doc.line_index, k.name_span, enc)
+            lenses.append(types.CodeLens(range=rng, command=types.Command("Build for GPU", BUILD, [{"uri": uri}])))
+            figs = per_kernel.get(k.name)
+            if figs:
+                title = (f"last run: {figs['launches']} launch{'es' if figs['launches'] != 1 else ''}, "
+                         f"→ {human_bytes(figs['h2d_bytes'])} ← {human_bytes(figs['d2h_bytes'])}, "
+                         f"run {rep.seconds:.2f} s")
+                lenses.append(types.CodeLens(range=rng, command=types.Command(title, REPORT, [{"uri": uri}])))
+        return lenses
+
+    def resources_markdown(self, path: Path | None, kernel: str) -> str | None:
+        manifest = self.server.compiles.manifest_for(path) if path else None
+        for r in self.resources.get(manifest, []) if manifest else []:
+            if r.kernel == kernel:
+                warn = "\n\n⚠ spills registers to local memory" if r.spills else ""
+                return f"\n\n**Resources** (ptxas -v, last build): {r.summary()}{warn}"
+        return None
+
+
+def report_json(rep: RunReport) -> dict:
+    return {"ok": rep.ok, "exitStatus": rep.exit_status, "seconds": round(rep.seconds, 3),
+            "timedOut": rep.timed_out, "cancelled": rep.cancelled, "problems": rep.problems,
+            "launches": [{"kernel": l.kernel, "device": l.device, "blocks": list(l.blocks), "threads": list(l.threads),
+                          "mode": l.mode, "h2dBytes": l.h2d_bytes, "d2hBytes": l.d2h_bytes} for l in rep.log.launches],
+            "h2dBytes": rep.log.h2d_bytes, "d2hBytes": rep.log.d2h_bytes, "report": rep.render()}
+
+
+def find_main(root):
+    """Span of the name of a top-level ``fn main`` (or ``None``)."""
+    from offload_ls.analysis.model import Span
+
+    for child in root.children:
+        if child.type == "function_item":
+            name = child.child_by_field_name("name")
+            if name is not None and name.text == b"main":
+                return Span(name.start_byte, name.end_byte)
+    return None
