@@ -53,9 +53,24 @@ def split_params(text: str) -> list[KernelParam]:
         parts.append("".join(cur).strip())
     out = []
     for p in parts:
-        ty, _, rest = p.partition(" ")
-        out.append(KernelParam(ty, rest))
+        end = _type_end(p)
+        out.append(KernelParam(p[:end].strip(), p[end:].strip()))
     return out
+
+
+def _type_end(param: str) -> int:
+    """Index just past the parameter's type: a bracketed aggregate (``{ i32, i64 }``,
+    ``[4 x float]``, ``<2 x i32>``) or the first word."""
+    if param[:1] in "{[<":
+        depth = 0
+        for i, ch in enumerate(param):
+            depth += ch in "{[<"
+            depth -= ch in "}]>"
+            if depth == 0:
+                return i + 1
+        return len(param)
+    space = param.find(" ")
+    return len(param) if space == -1 else space
 
 
 def _scalar_bits(ty: str) -> int | None:
