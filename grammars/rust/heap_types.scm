@@ -19,11 +19,3 @@
 
 ; Trait objects: `&dyn Trait`, `Box<dyn Trait>` (reported as the Box).
 (dynamic_type) @heap @dyn
-
-; Names brought into scope by `use` from another crate shadow std's (`use heapless::Vec;`).
-(use_declaration argument: (scoped_identifier path: (_) @use_path name: (identifier) @use_name))
-(use_declaration argument: (use_as_clause path: (_) @use_path alias: (identifier) @use_name))
-(use_declaration
-  argument: (scoped_use_list path: (_) @use_path
-    list: (use_list [(identifier) @use_name
-                     (use_as_clause alias: (identifier) @use_name)])))

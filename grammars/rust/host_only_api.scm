@@ -29,9 +29,3 @@
   function: (field_expression
     field: (field_identifier) @method
     (#any-of? @method "to_string" "to_vec" "to_owned")))
-
-; Names the file defines itself (a local `struct Vec` or `macro_rules! vec` is not std's).
-(struct_item name: (type_identifier) @defined)
-(enum_item name: (type_identifier) @defined)
-(type_item name: (type_identifier) @defined)
-(macro_definition name: (identifier) @defined)

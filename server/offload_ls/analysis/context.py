@@ -1,41 +1,128 @@
-"""The per-file facts every lint rule reads, computed once per analysis."""
+"""The per-file facts every lint rule reads, and the part of the file a rule looks at.
+
+A rule's ``check(ctx)`` reports what it finds in ``ctx``'s *scope*: the whole file
+(``FileContext(source, root)``), or one unit (analysis/units.py) when the engine runs rules
+item by item to cache their results. In both cases ``ctx.kernels``, ``ctx.launches`` and
+``ctx.device_fns`` are those of the scope, while ``ctx.facts`` (and ``ctx.kernel_named``,
+``ctx.launches_of``, ``ctx.file_kernels``) describe the whole file. A rule that runs queries
+runs them on the scope (:meth:`FileContext.scope_captures`, :meth:`FileContext.scope_matches`)
+or on nodes inside it, never on ``ctx.root``: then the findings of a whole-file check are
+exactly the findings of the unit checks put together.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cached_property
-
 from tree_sitter import Node
 
-from offload_ls.analysis.device_code import DeviceFn, device_functions
-from offload_ls.analysis.kernels import find_kernels
-from offload_ls.analysis.launches import find_launches
+from offload_ls.analysis.device_code import DeviceFn
+from offload_ls.analysis.facts import FileFacts
 from offload_ls.analysis.model import Kernel, Launch, Span
+from offload_ls.analysis.units import Unit, UnitSummary, split_units, summarize, unit_captures
+from offload_ls.syntax.queries import captures, captures_many, matches
+
+#: Queries over one function that the rules share (analysis/indexing.py ThreadFlow and
+#: unsafe_in_kernel): run together, once per function per analysis.
+FN_QUERIES = ("dataflow", "thread_index", "global_index")
 
 
-@dataclass
+def file_facts(source: bytes, root: Node) -> FileFacts:
+    """Facts of the whole file, computed now without a cache."""
+    units = split_units(root, source)
+    memo: dict[bytes, bool] = {}
+    return FileFacts([summarize(u, caps, source, memo) for u, caps in zip(units, unit_captures(units, root))])
+
+
 class FileContext:
-    """A parsed file and what the analysis found in it.
+    """A parsed file, what the analysis found in it, and the scope a rule checks.
 
     Args:
         source: the file's bytes (UTF-8). root: the tree-sitter root node of its tree.
+        facts: the file's facts (computed from ``source`` and ``root`` when omitted).
+        unit, summary: check only this unit (with its summary); omitted: the whole file.
     """
 
-    source: bytes
-    root: Node
-    _nodes: dict = field(default_factory=dict, repr=False)
+    def __init__(self, source: bytes, root: Node, facts: FileFacts | None = None,
+                 unit: Unit | None = None, summary: UnitSummary | None = None) -> None:
+        self.source = source
+        self.root = root
+        self._facts = facts
+        self.unit = unit
+        self.summary = summary
+        self._fn_caps: dict[tuple[int, int], dict[str, dict[str, list[Node]]]] = {}
+        self._kernels: list[Kernel] | None = None
+        self._launches: list[Launch] | None = None
+        self._device_fns: list[DeviceFn] | None = None
+        self.memo: dict[str, object] = {}  # per-scope values shared by rules (e.g. static muts)
 
-    @cached_property
+    @property
+    def facts(self) -> FileFacts:
+        """Facts about the whole file (analysis/facts.py)."""
+        if self._facts is None:
+            self._facts = file_facts(self.source, self.root)
+        return self._facts
+
+    # ------------------------------------------------------------------ the scope
+
+    @property
     def kernels(self) -> list[Kernel]:
-        return find_kernels(self.root)
+        """Kernels in the scope, in document order."""
+        if self._kernels is None:
+            self._kernels = list(self.summary.kernels) if self.summary is not None else self.facts.kernels
+        return self._kernels
 
-    @cached_property
+    @property
     def launches(self) -> list[Launch]:
-        return find_launches(self.root, self.source)
+        """Launch sites in the scope, in document order."""
+        if self._launches is None:
+            self._launches = list(self.summary.launches) if self.summary is not None else self.facts.launches
+        return self._launches
 
-    @cached_property
+    @property
     def device_fns(self) -> list[DeviceFn]:
-        return device_functions(self.root, self.kernels)
+        """Device functions whose ``fn`` item is in the scope, kernels first."""
+        if self._device_fns is None:
+            self._device_fns = (self.facts.device_fns_of(self.summary) if self.summary is not None
+                                else self.facts.device_fns)
+        return self._device_fns
+
+    def scope_captures(self, name: str) -> dict[str, list[Node]]:
+        """Query ``name``'s captures in the scope (capture name -> nodes in document order)."""
+        if self.unit is None:
+            return captures(name, self.root)
+        u = self.unit
+        found = captures_many((name,), u.parent, (u.start, u.end))[name]
+        return {k: kept for k, v in found.items() if (kept := [n for n in v if u.start <= n.start_byte < u.end])}
+
+    def scope_matches(self, name: str) -> list[tuple[int, dict[str, list[Node]]]]:
+        """Query ``name``'s matches in the scope: (pattern index, captures) per match."""
+        if self.unit is None:
+            return matches(name, self.root)
+        out = []
+        u = self.unit
+        for node in u.nodes:
+            if node.start_byte >= u.end:
+                break
+            if u.mod_body is not None and node is u.nodes[-1]:
+                continue  # a `mod` header: the body's items are units of their own
+            out.extend(matches(name, node))
+        return out
+
+    # ------------------------------------------------------------------ the file
+
+    @property
+    def file_kernels(self) -> list[Kernel]:
+        """Every kernel of the file, in document order."""
+        return self.facts.kernels
+
+    def launches_of(self, kernel_name: str) -> list[Launch]:
+        """Launch sites in this file that name ``kernel_name``."""
+        return self.facts.launches_of(kernel_name)
+
+    def kernel_named(self, name: str) -> Kernel | None:
+        """The file's first kernel called ``name``."""
+        return self.facts.kernel_named(name)
+
+    # ------------------------------------------------------------------ nodes
 
     def text(self, span: Span) -> str:
         """Source text of ``span`` (invalid UTF-8 replaced)."""
@@ -48,12 +135,20 @@ class FileContext:
             node = node.parent
         return node
 
-    def launches_of(self, kernel_name: str) -> list[Launch]:
-        """Launch sites in this file that name ``kernel_name``."""
-        return [launch for launch in self.launches if launch.kernel == kernel_name]
+    def fn_node(self, fn_start: int) -> Node | None:
+        """The ``function_item`` that starts at byte ``fn_start`` (e.g. ``Kernel.fn_start``)."""
+        node = self.root.descendant_for_byte_range(fn_start, fn_start + 1)  # its first token
+        while node is not None and not (node.type == "function_item" and node.start_byte == fn_start):
+            if node.start_byte < fn_start:
+                return None
+            node = node.parent
+        return node
 
-    def kernel_named(self, name: str) -> Kernel | None:
-        for k in self.kernels:
-            if k.name == name:
-                return k
-        return None
+    def fn_captures(self, fn: Node) -> dict[str, dict[str, list[Node]]]:
+        """The :data:`FN_QUERIES` captures of function item ``fn`` (query file -> capture
+        name -> nodes), computed once per function per context."""
+        key = (fn.start_byte, fn.end_byte)
+        found = self._fn_caps.get(key)
+        if found is None:
+            found = self._fn_caps[key] = captures_many(FN_QUERIES, fn)
+        return found

@@ -14,10 +14,8 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from offload_ls.analysis.kernels import attributed_item
 from offload_ls.analysis.model import Kernel, Span
 from offload_ls.syntax.parse import node_text
-from offload_ls.syntax.queries import captures
 
 _DEVICE_CFG_FLAGS = {"offload_device"}
 _DEVICE_CFG_VALUES = {("target_arch", "nvptx64"), ("target_arch", "amdgpu"),
@@ -87,91 +85,72 @@ def _flatten(tree: Node, negated: bool) -> list[tuple[Node, bool]]:
 
 
 def device_functions(root: Node, kernels: list[Kernel]) -> list[DeviceFn]:
-    """Device-code function bodies of the file, kernels first, each body once."""
-    fns = _function_items(root)
-    by_name: dict[str, list[Node]] = {}
+    """Device-code function bodies of the file, kernels first, each body once.
+
+    Args:
+        root: the tree's root node. kernels: the file's kernels (analysis/kernels.py).
+    """
+    from offload_ls.analysis.units import split_units, summarize, unit_captures  # noqa: PLC0415 (cycle)
+
+    source = _source_of(root)
+    units = split_units(root, source)
+    memo: dict[bytes, bool] = {}
+    fns = [f for u, caps in zip(units, unit_captures(units, root)) for f in summarize(u, caps, source, memo).fns]
+    return device_functions_from(fns, kernels)
+
+
+def _source_of(root: Node) -> bytes:
+    """The bytes ``root`` was parsed from, as far as its text goes (offsets kept)."""
+    return b" " * root.start_byte + (root.text or b"")
+
+
+def device_functions_from(fns, kernels: list[Kernel]) -> list[DeviceFn]:
+    """Device-code function bodies, kernels first, each body once.
+
+    Args:
+        fns: every function item of the file in document order, as records with
+            ``start``, ``end`` (byte offsets), ``name`` (``str`` or ``None``), ``body``
+            (:class:`Span` or ``None``), ``callees`` (names called in the body, each once,
+            in document order) and ``gated`` (under a device-only ``#[cfg]``), i.e.
+            analysis/units.py ``FnRec``.
+        kernels: the file's kernels.
+
+    Raises:
+        AttributeError: a function under a device-only cfg has no name node (as before
+            this function worked on records; tree-sitter always gives one).
+    """
+    by_name: dict[str, list] = {}
     for fn in fns:
-        name = fn.child_by_field_name("name")
-        if name is not None:
-            by_name.setdefault(node_text(name), []).append(fn)
+        if fn.name is not None:
+            by_name.setdefault(fn.name, []).append(fn)
 
     result: dict[int, DeviceFn] = {}
-    queue: list[tuple[Node, str]] = []
-    fn_at = {fn.start_byte: fn for fn in fns}
+    queue: list[tuple[object, str]] = []
+    fn_at = {fn.start: fn for fn in fns}
     for k in kernels:
         fn = fn_at.get(k.fn_start)
         if fn is not None and k.body_span is not None:
-            result[fn.start_byte] = DeviceFn(k.name, Span(fn.start_byte, fn.end_byte), k.body_span, "kernel", k)
+            result[fn.start] = DeviceFn(k.name, Span(fn.start, fn.end), k.body_span, "kernel", k)
             queue.append((fn, f"called from kernel `{k.name}`"))
 
-    gated = _device_cfg_fn_starts(root)
     for fn in fns:
-        if fn.start_byte not in result and fn.start_byte in gated:
-            body = fn.child_by_field_name("body")
-            if body is not None:
-                name = node_text(fn.child_by_field_name("name"))
-                result[fn.start_byte] = DeviceFn(name, Span(fn.start_byte, fn.end_byte),
-                                                 Span(body.start_byte, body.end_byte), "under a device-only #[cfg]")
-                queue.append((fn, f"called from device function `{name}`"))
+        if fn.gated and fn.start not in result and fn.body is not None:
+            if fn.name is None:
+                raise AttributeError("function item without a name")
+            name = fn.name
+            result[fn.start] = DeviceFn(name, Span(fn.start, fn.end), fn.body, "under a device-only #[cfg]")
+            queue.append((fn, f"called from device function `{name}`"))
 
     while queue:
         fn, why = queue.pop()
-        body = fn.child_by_field_name("body")
-        if body is None:
+        if fn.body is None:
             continue
         # Each called name once: a body can hold thousands of calls to the same name
         # (and nested functions' bodies repeat them), each matching every same-named fn.
-        called = dict.fromkeys(node_text(c) for c in captures("calls", body).get("callee", []))
-        for name in called:
-            for target in by_name.get(name, []):
-                if target.start_byte in result:
+        for name in fn.callees:
+            for target in by_name.get(name, ()):
+                if target.start in result or target.body is None:
                     continue
-                tbody = target.child_by_field_name("body")
-                if tbody is None:
-                    continue
-                result[target.start_byte] = DeviceFn(name, Span(target.start_byte, target.end_byte),
-                                                     Span(tbody.start_byte, tbody.end_byte), why)
+                result[target.start] = DeviceFn(name, Span(target.start, target.end), target.body, why)
                 queue.append((target, f"called from device function `{name}`"))
-    kernel_first = sorted(result.values(), key=lambda d: (d.kernel is None, d.span.start))
-    return kernel_first
-
-
-def _function_items(root: Node) -> list[Node]:
-    out = []
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        if n.type == "function_item":
-            out.append(n)
-        stack.extend(n.children)
-    out.sort(key=lambda n: n.start_byte)
-    return out
-
-
-def _device_cfg_fn_starts(root: Node) -> set[int]:
-    """Start bytes of the function items that are, or lie inside an item that is, gated by
-    a device-only ``#[cfg]`` (the attributes directly before an item apply to it).
-
-    One top-down pass with an explicit stack: walking up with ``Node.parent`` costs
-    O(depth) per step in tree-sitter, which made deeply nested files take minutes."""
-    out: set[int] = set()
-    stack: list[tuple[Node, bool]] = [(root, False)]
-    while stack:
-        node, gated = stack.pop()
-        if gated and node.type == "function_item":
-            out.add(node.start_byte)
-        pending = False  # a device cfg among the attributes seen since the last item
-        for child in node.children:
-            if child.type == "attribute_item":
-                pending = pending or _is_device_cfg_attribute(child)
-                continue
-            if child.type in ("line_comment", "block_comment"):
-                continue
-            stack.append((child, gated or pending))
-            pending = False
-    return out
-
-
-def _is_device_cfg_attribute(attr: Node) -> bool:
-    """Is ``attr`` (an ``attribute_item``) a ``#[cfg(..)]`` selecting device code?"""
-    return any(is_device_cfg(pred) for pred in captures("cfg_attributes", attr).get("predicate", []))
+    return sorted(result.values(), key=lambda d: (d.kernel is None, d.span.start))

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from offload_ls.syntax.parse import node_text
-from offload_ls.syntax.queries import captures
+from offload_ls.syntax.queries import captures, captures_many
 
 #: Expression nodes that hold no binding of their own and pass their operands through.
 _TRANSPARENT = {"parenthesized_expression", "type_cast_expression"}
@@ -306,12 +306,19 @@ class ThreadFlow:
         uniform_params: treat the function's own parameters as the same for every GPU
             thread (true for a kernel: the host passes one value to the whole launch),
             except parameters that are themselves thread-index builtins.
+        caps: the captures of dataflow.scm, thread_index.scm and global_index.scm on
+            ``fn`` (query file -> capture name -> nodes, syntax/queries.py
+            ``captures_many``) when the caller already has them; run here otherwise.
     """
 
-    def __init__(self, fn: Node, uniform_params: bool = False) -> None:
+    def __init__(self, fn: Node, uniform_params: bool = False,
+                 caps: dict[str, dict[str, list[Node]]] | None = None) -> None:
         self.fn = fn
         self.uniform_params = uniform_params
-        caps = captures("dataflow", fn)
+        if caps is None:
+            caps = captures_many(("dataflow", "thread_index", "global_index"), fn)
+        all_caps = caps
+        caps = all_caps["dataflow"]
         nested = [(n.start_byte, n.end_byte) for n in caps.get("fn", []) if n != fn]
 
         def own(key: str) -> list[Node]:
@@ -326,13 +333,13 @@ class ThreadFlow:
         self.indexes, self.offset_calls = own("index"), own("offset_call")
         self._idents = [n for n in own("ident") if _names_a_value(n)]
         self._ident_starts = [n.start_byte for n in self._idents]
-        self._sources = [(n.start_byte, n.end_byte) for n in captures("thread_index", fn).get("thread_index", [])]
-        gcaps = captures("global_index", fn).get("global_index", [])
+        self._sources = [(n.start_byte, n.end_byte) for n in all_caps["thread_index"].get("thread_index", [])]
+        gcaps = all_caps["global_index"].get("global_index", [])
         self._global_sources = [(n.start_byte, n.end_byte) for n in gcaps]
         params = fn.child_by_field_name("parameters")
         self._thread_params: set[str] = set()
         self._global_params: set[str] = set()
-        if params is not None:
+        if params is not None and b"spirv" in (params.text or b""):  # every pattern needs #[spirv(..)]
             pcaps = captures("thread_index_params", params)
             self._thread_params = {node_text(n) for n in pcaps.get("thread_index_param", [])}
             self._global_params = {node_text(n) for n in pcaps.get("global_index_param", [])}

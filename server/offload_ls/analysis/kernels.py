@@ -12,6 +12,8 @@ Markers (queries in grammars/rust/kernel_markers.scm and kernel_abi.scm):
 
 from __future__ import annotations
 
+import bisect
+
 from tree_sitter import Node
 
 from offload_ls.analysis.model import Ecosystem, Kernel, Span
@@ -57,15 +59,22 @@ def find_kernels(root: Node) -> list[Kernel]:
     A function carrying several markers is reported once (the first marker wins).
     Works on trees with ERROR nodes: whatever parsed as a function item is considered.
     """
+    return kernels_from_captures(captures("kernel_markers", root), captures("kernel_abi", root).get("fn", []))
+
+
+def kernels_from_captures(marker_caps: dict[str, list[Node]], abi_fns: list[Node]) -> list[Kernel]:
+    """Kernels from the captures of grammars/rust/kernel_markers.scm (``marker_caps``,
+    capture name -> nodes in document order) and the ``@fn`` captures of kernel_abi.scm
+    (``abi_fns``), in document order: what :func:`find_kernels` returns for the subtree
+    the captures were taken from."""
     found: dict[int, Kernel] = {}
-    caps = captures("kernel_markers", root)
-    for attr, marker in _pair_attr_marker(caps):
+    for attr, marker in _pair_attr_marker(marker_caps):
         fn = attributed_item(attr)
         if fn is None or fn.type != "function_item" or fn.start_byte in found:
             continue
         ecosystem = ECOSYSTEM_OF_MARKER[node_text(marker)]
         found[fn.start_byte] = _kernel(fn, ecosystem, node_text(attr))
-    for fn in captures("kernel_abi", root).get("fn", []):
+    for fn in abi_fns:
         if fn.start_byte in found:
             continue
         abi = fn.child(0)
@@ -76,11 +85,12 @@ def find_kernels(root: Node) -> list[Kernel]:
 def _pair_attr_marker(caps: dict[str, list[Node]]) -> list[tuple[Node, Node]]:
     """Pair each captured @attr with the @marker inside it."""
     markers = caps.get("marker", [])
+    starts = [m.start_byte for m in markers]  # document order: sorted
     pairs = []
     for attr in caps.get("attr", []):
-        inside = [m for m in markers if attr.start_byte <= m.start_byte < attr.end_byte]
-        if inside:
-            pairs.append((attr, inside[0]))
+        i = bisect.bisect_left(starts, attr.start_byte)
+        if i < len(starts) and starts[i] < attr.end_byte:
+            pairs.append((attr, markers[i]))
     return pairs
 
 

@@ -22,7 +22,7 @@ from tree_sitter import Node
 
 from offload_ls.analysis.model import Launch, LaunchArg, Span
 from offload_ls.syntax.parse import node_text, parse
-from offload_ls.syntax.queries import captures, matches
+from offload_ls.syntax.queries import captures
 
 _PREFIX = b"fn __offload_ls() { __offload_ls("
 _SUFFIX = b"); }"
@@ -41,17 +41,32 @@ def find_launches(root: Node, source: bytes) -> list[Launch]:
 
     Never raises on broken code: a launch whose pieces cannot be found is reported with
     what could be read."""
+    return launches_from_captures(captures("launches", root), source)
+
+
+def launches_from_captures(caps: dict[str, list[Node]], source: bytes) -> list[Launch]:
+    """Launches from the captures of grammars/rust/launches.scm (capture name -> nodes), in
+    document order: what :func:`find_launches` returns for the subtree they were taken from.
+
+    Each ``@launch`` / ``@call`` / ``@bare_call`` node is one site; its macro name, token
+    tree and argument list are the node's own fields (the ones the query matched)."""
     launches: list[Launch] = []
-    for _, caps in matches("launches", root):
-        if "launch" in caps:
-            node, macro = caps["launch"][0], node_text(caps["macro"][0])
-            tokens = caps["tokens"][0]
-            launch = (_offload_macro if macro == "offload" else _cuda_launch)(node, tokens, source)
-        else:
-            call = (caps.get("call") or caps.get("bare_call"))[0]
-            launch = _offload_call(call, caps["args"][0], bare="bare_call" in caps)
-        if launch is not None:
-            launches.append(launch)
+    for node in caps.get("launch", []):
+        macro = node.child_by_field_name("macro")
+        if macro is not None and macro.type == "scoped_identifier":
+            macro = macro.child_by_field_name("name")
+        name = node_text(macro) if macro is not None else ""
+        for tokens in node.children:
+            if tokens.type == "token_tree":  # one site per token tree, as the query matches
+                launch = (_offload_macro if name == "offload" else _cuda_launch)(node, tokens, source)
+                if launch is not None:
+                    launches.append(launch)
+    for key, bare in (("call", False), ("bare_call", True)):
+        for call in caps.get(key, []):
+            args = call.child_by_field_name("arguments")
+            launch = _offload_call(call, args, bare=bare) if args is not None else None
+            if launch is not None:
+                launches.append(launch)
     launches.sort(key=lambda launch: launch.span.start)
     return launches
 

@@ -24,13 +24,21 @@ class Rule:
         default_level: level when not configured.
         summary: one line for docs and ``offload-ls rules``.
         check: ``FileContext -> Iterable[Finding]``; the engine sets each finding's level
-            and drops suppressed ones. Must not raise on broken code.
+            and drops suppressed ones. Must not raise on broken code. It reports what it
+            finds in the context's scope (the whole file, or one unit: analysis/context.py)
+            and reads the rest of the file only through ``ctx.facts``; the engine caches a
+            unit's findings under the facts the rule reads (analysis/engine.py
+            ``unit_context``), so a rule that starts reading a new fact adds it there.
+        needs: what a unit must hold for the rule to report anything in it (``"kernels"``,
+            ``"device_fns"``, ``"launches"``, ``"casts"``: shared-to-mutable pointer casts);
+            empty: every unit is checked.
     """
 
     name: str
     default_level: Level
     summary: str
     check: Callable[[FileContext], Iterable[Finding]]
+    needs: frozenset[str] = frozenset()
 
 
 _MODULES = (

@@ -61,19 +61,24 @@ class _Use:
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
-    device_bodies = [d.body_span for d in ctx.device_fns]
-    last_launch_end = max((launch.span.end for launch in ctx.launches), default=-1)
     for launch in ctx.launches:
         kernel = ctx.kernel_named(launch.kernel) if launch.kernel else None
-        yield from _aliasing(ctx, launch, kernel)
+        parsed = [_reparse(ctx, arg) for arg in launch.args]  # each argument parsed once
+        yield from _aliasing(ctx, launch, kernel, parsed)
         if launch.form != "offload()":
-            for arg in launch.args:  # casts inside macro token trees
-                tree, node, base = _reparse(ctx, arg)
+            for _tree, node, base in parsed:  # casts inside macro token trees
                 if node is not None:
                     for cast, ref in _casts(node):
                         yield _cast_finding(cast, ref, base)
-                del tree
-    for cast, ref in _casts(ctx.root):
+        del parsed
+    if ctx.summary is not None and not ctx.summary.has_casts:
+        return  # the unit holds no shared-to-mutable cast
+    last_launch_end = ctx.facts.last_launch_end  # of the whole file
+    device_bodies = [d.body_span for d in ctx.device_fns]  # a cast in the scope is only in these
+    for _, caps in ctx.scope_matches("shared_to_mut_casts"):
+        cast, ref = _cast_pair(caps)
+        if cast is None:
+            continue
         if cast.start_byte >= last_launch_end:
             continue
         if any(s.start <= cast.start_byte and cast.end_byte <= s.end for s in device_bodies):
@@ -84,13 +89,12 @@ def check(ctx: FileContext) -> Iterator[Finding]:
 # ------------------------------------------------------------------ aliasing arguments
 
 
-def _aliasing(ctx: FileContext, launch: Launch, kernel: Kernel | None) -> Iterator[Finding]:
+def _aliasing(ctx: FileContext, launch: Launch, kernel: Kernel | None, parsed: list) -> Iterator[Finding]:
+    """``parsed``: (tree, argument node, offset) of each argument (:func:`_reparse`)."""
     uses: list[_Use | None] = []
     at = ctx.root.named_descendant_for_byte_range(launch.span.start, launch.span.end)
-    for arg in launch.args:
-        tree, node, _ = _reparse(ctx, arg)
+    for _tree, node, _ in parsed:
         uses.append(_classify(node, at) if node is not None and at is not None else None)
-        del tree
     params = kernel.params if kernel is not None else ()
     for j, b in enumerate(uses):
         if b is None:
@@ -309,13 +313,21 @@ def _casts(node: Node) -> list[tuple[Node, Node]]:
     under ``node`` whose reference is shared and whose intermediate pointer is ``*const``."""
     out = []
     for _, caps in matches("shared_to_mut_casts", node):
-        cast, ref, ptr = caps["cast"][0], caps["ref"][0], caps["const_ptr"][0]
-        if any(c.type == "mutable_specifier" for c in ref.children):
-            continue
-        if any(c.type == "mutable_specifier" for c in ptr.children):
-            continue
-        out.append((cast, ref))
+        cast, ref = _cast_pair(caps)
+        if cast is not None:
+            out.append((cast, ref))
     return out
+
+
+def _cast_pair(caps: dict[str, list[Node]]) -> tuple[Node | None, Node | None]:
+    """(cast, reference) of one shared_to_mut_casts match, or (None, None) when the
+    reference is ``&mut`` or the intermediate pointer ``*mut``."""
+    cast, ref, ptr = caps["cast"][0], caps["ref"][0], caps["const_ptr"][0]
+    if any(c.type == "mutable_specifier" for c in ref.children):
+        return None, None
+    if any(c.type == "mutable_specifier" for c in ptr.children):
+        return None, None
+    return cast, ref
 
 
 def _cast_finding(cast: Node, ref: Node, base: int) -> Finding:
@@ -341,4 +353,5 @@ RULE = Rule(
     default_level=Level.DENY,
     summary="launch passes one buffer twice with a mutable use, or casts a shared reference to a mutable pointer",
     check=check,
+    needs=frozenset({"launches", "casts"}),
 )

@@ -91,24 +91,34 @@ def outermost(nodes: list[Node]) -> list[Node]:
     return out
 
 
-def _shadowed_names(caps_list) -> set[str]:
-    """Names imported by ``use`` from a root other than std/alloc/core."""
+def shadowed_names(root: Node) -> set[str]:
+    """Names imported by ``use`` under ``root`` from a root other than std/alloc/core
+    (grammars/rust/use_imports.scm)."""
     names = set()
-    for caps in caps_list:
+    for _, caps in matches("use_imports", root):
         if "use_name" in caps and "use_path" in caps:
-            root = path_segments(caps["use_path"][0])[0]
-            if root not in STD_ROOTS | {"core"}:  # another crate, or the user's own `crate::..`
+            first = path_segments(caps["use_path"][0])[0]
+            if first not in STD_ROOTS | {"core"}:  # another crate, or the user's own `crate::..`
                 names.add(node_text(caps["use_name"][0]))
     return names
 
 
-def heap_nodes(root: Node) -> list[Node]:
-    """Every heap-owning or trait-object type node of the file (see module docstring)."""
-    found = matches("heap_types", root)
-    caps_list = [caps for _, caps in found]
-    shadowed = _shadowed_names(caps_list)
+#: Every name grammars/rust/heap_types.scm matches: a type whose text holds none of these
+#: (nor ``dyn``) holds no heap type.
+HEAP_NAMES = BUFFERS | POINTERS | COLLECTIONS
+
+
+def heap_nodes(root: Node, shadowed: set[str] | frozenset[str] | None = None) -> list[Node]:
+    """Every heap-owning or trait-object type node under ``root`` (see module docstring).
+
+    Args:
+        shadowed: names ``use``-imported from other crates anywhere in the file; read from
+            ``root`` (:func:`shadowed_names`) when omitted, i.e. ``root`` is the whole file.
+    """
+    if shadowed is None:
+        shadowed = shadowed_names(root)
     out = []
-    for caps in caps_list:
+    for _, caps in matches("heap_types", root):
         if "heap" not in caps:
             continue
         node = caps["heap"][0]
@@ -126,6 +136,12 @@ def heap_nodes(root: Node) -> list[Node]:
                 continue
         out.append(node)
     return out
+
+
+def may_hold_heap_type(type_text: str) -> bool:
+    """Whether a type written ``type_text`` can contain a node :func:`heap_nodes` reports:
+    every one contains one of :data:`HEAP_NAMES` or ``dyn`` in its text."""
+    return "dyn" in type_text or any(name in type_text for name in HEAP_NAMES)
 
 
 def _ref_for(indirection: str | None) -> str:
@@ -251,11 +267,19 @@ def message(kernel: Kernel, param: Param, node: Node, param_type: Node) -> str:
 def check(ctx: FileContext) -> Iterator[Finding]:
     if not ctx.kernels:
         return
-    nodes = heap_nodes(ctx.root)
-    if not nodes:
-        return
+    shadowed = None
     for kernel in ctx.kernels:
-        for param in kernel.params:
+        params = [p for p in kernel.params if may_hold_heap_type(p.type_text)]
+        if not params:
+            continue
+        fn = ctx.fn_node(kernel.fn_start)
+        params_node = fn.child_by_field_name("parameters") if fn is not None else None
+        if params_node is None:
+            continue
+        if shadowed is None:
+            shadowed = ctx.facts.shadowed  # `use` anywhere in the file
+        nodes = heap_nodes(params_node, shadowed)
+        for param in params:
             inside = [n for n in nodes if param.type_span.contains(Span(n.start_byte, n.end_byte))]
             if not inside:
                 continue
@@ -275,4 +299,5 @@ RULE = Rule(
     default_level=Level.DENY,
     summary="kernel parameter owns or hides host heap memory (Vec, String, Box, Rc/Arc, collections, dyn Trait)",
     check=check,
+    needs=frozenset({"kernels"}),
 )

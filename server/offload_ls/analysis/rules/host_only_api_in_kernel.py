@@ -27,7 +27,6 @@ from offload_ls.analysis.device_code import DeviceFn
 from offload_ls.analysis.model import Ecosystem, Finding, Level, Span
 from offload_ls.analysis.rules import Rule
 from offload_ls.syntax.parse import node_text
-from offload_ls.syntax.queries import captures
 
 NAME = "host_only_api_in_kernel"
 
@@ -46,8 +45,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     device = ctx.device_fns
     if not device:
         return
-    caps = captures("host_only_api", ctx.root)
-    defined = {node_text(n) for n in caps.get("defined", [])}
+    caps = ctx.scope_captures("host_only_api")
+    defined = ctx.facts.defined  # names the file defines (grammars/rust/defined_names.scm)
     candidates: list[tuple[int, int, Node, str]] = []  # (start, end, node, how)
     for n in caps.get("root", []):
         top = _outermost(n)
@@ -63,7 +62,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         candidates.append((n.start_byte, n.end_byte, n, "method"))
     candidates.sort(key=lambda c: (c[0], -c[1]))
 
-    all_cuda = bool(ctx.kernels) and all(k.ecosystem is Ecosystem.CUDA for k in ctx.kernels)
+    all_cuda = ctx.facts.all_cuda  # every kernel of the file is a Rust-CUDA kernel
     kept_end = -1
     for start, end, node, how in candidates:
         if end <= kept_end:
@@ -180,4 +179,5 @@ RULE = Rule(
     default_level=Level.DENY,
     summary="device code uses std, allocation or printing, which do not exist on the GPU",
     check=check,
+    needs=frozenset({"device_fns"}),
 )

@@ -40,6 +40,9 @@ NAME = "interior_mutability_kernel_arg"
 NOT_SYNC = frozenset({"Cell", "RefCell", "UnsafeCell", "OnceCell", "LazyCell"})
 #: Roots of a qualified path that name the std/core types (``core::cell::Cell``).
 ROOTS = frozenset({"std", "core", "alloc"})
+#: Every name grammars/rust/interior_mutability.scm matches: a type whose text holds none
+#: of these holds no cell.
+CELL_NAMES = NOT_SYNC | {"SyncUnsafeCell", "Mutex", "RwLock", "OnceLock", "LazyLock"}
 
 
 def _cells_in(root: Node) -> list[Node]:
@@ -101,13 +104,16 @@ def message(kernel: Kernel, param: Param, cell: Node, ref: Node) -> str | None:
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
-    if not ctx.kernels:
-        return
-    cells = _cells_in(ctx.root)
-    if not cells:
-        return
     for kernel in ctx.kernels:
-        for param in kernel.params:
+        params = [p for p in kernel.params if any(name in p.type_text for name in CELL_NAMES)]
+        if not params:
+            continue
+        fn = ctx.fn_node(kernel.fn_start)
+        params_node = fn.child_by_field_name("parameters") if fn is not None else None
+        if params_node is None:
+            continue
+        cells = _cells_in(params_node)
+        for param in params:
             inside = [c for c in cells if param.type_span.contains(Span(c.start_byte, c.end_byte))]
             type_node = ctx.node(param.type_span) if inside else None
             if type_node is None:
@@ -128,4 +134,5 @@ RULE = Rule(
     default_level=Level.WARN,
     summary="kernel parameter writes through `&` via Cell/RefCell/..: the writes never reach the host, and threads race",
     check=check,
+    needs=frozenset({"kernels"}),
 )

@@ -13,11 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.model import Edit, Finding, Fix, Kernel, Level, Param, Span
+from offload_ls.analysis.model import Edit, Finding, Fix, Kernel, Level, Param
 from offload_ls.analysis.rules import Rule
-from offload_ls.analysis.transfer import type_shape
 from offload_ls.syntax.parse import node_text
-from offload_ls.syntax.queries import matches
 
 NAME = "raw_pointer_kernel_param"
 
@@ -71,14 +69,11 @@ def _fixes(ctx: FileContext, kernel: Kernel, index: int, param: Param) -> tuple[
     ref = "&mut " if param.kind == "mut_ptr" else "&"
     new_text = ref + node_text(inner)
     edits = [Edit(param.type_span, new_text)]
-    for _, caps in matches("extern_decls", ctx.root):
-        if node_text(caps["name"][0]) != kernel.name:
-            continue
-        decl_params = [p for p in caps["params"][0].named_children if p.type == "parameter"]
-        if index < len(decl_params):
-            t = decl_params[index].child_by_field_name("type")
-            if t is not None and node_text(t) == param.type_text and type_shape(t)[0] == param.kind:
-                edits.append(Edit(Span(t.start_byte, t.end_byte), new_text))
+    for decl in ctx.facts.extern_decls_named(kernel.name):  # anywhere in the file
+        if index < len(decl.params):
+            t = decl.params[index]
+            if t is not None and t.type_text == param.type_text and t.kind == param.kind:
+                edits.append(Edit(t.type_span, new_text))
     where = " (kernel and host declaration)" if len(edits) > 1 else ""
     return (Fix(f"Change `{param.type_text}` to `{new_text}`{where}", tuple(edits)),)
 
@@ -88,4 +83,5 @@ RULE = Rule(
     default_level=Level.WARN,
     summary="kernel parameter is a raw pointer: unsafe to use, no noalias, and often the wrong copy size",
     check=check,
+    needs=frozenset({"kernels"}),
 )

@@ -24,6 +24,7 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.device_code import DeviceFn
 from offload_ls.analysis.model import Finding, Level, Related, Span
 from offload_ls.analysis.rules import Rule
+from offload_ls.analysis.units import enclosing_block
 from offload_ls.syntax.parse import node_text
 from offload_ls.syntax.queries import captures
 
@@ -53,28 +54,55 @@ class StaticMuts:
     """The ``static mut`` items of one file, and resolution of identifiers against them.
 
     Args:
-        root: the file's tree-sitter root node.
+        root: the file's tree-sitter root node (every ``static mut`` of the tree is read).
+
+    :meth:`of` gives the same for a rule's scope: the module-level items of the whole file
+    (from the file's facts) and the block-level items inside the scope, which are the only
+    ones an identifier of the scope can refer to.
     """
 
     def __init__(self, root: Node) -> None:
-        self.module_level: dict[str, Node] = {}
-        self.in_block: dict[int, dict[str, Node]] = {}  # block start byte -> name -> @name node
-        self.declarations: list[Node] = []
-        for name in captures("static_mut", root).get("name", []):
-            self.declarations.append(name)
-            block = _enclosing_block(name)
-            if block is None:
-                self.module_level.setdefault(node_text(name), name)
-            else:
-                self.in_block.setdefault(block.start_byte, {})[node_text(name)] = name
+        names = captures("static_mut", root).get("name", [])
+        module_level: dict[str, Span] = {}
+        for name in names:
+            if enclosing_block(name) is None:
+                module_level.setdefault(node_text(name), Span(name.start_byte, name.end_byte))
+        self._setup(names, module_level, bool(names))
+
+    @classmethod
+    def of(cls, ctx: FileContext) -> StaticMuts:
+        """The ``static mut`` items visible from ``ctx``'s scope (computed once per context)."""
+        found = ctx.memo.get("static_muts")
+        if found is None:
+            facts = ctx.facts
+            found = cls.__new__(cls)
+            names = ctx.scope_captures("static_mut").get("name", []) if facts.has_statics else []
+            found._setup(names, facts.module_statics, facts.has_statics)
+            ctx.memo["static_muts"] = found
+        return found
+
+    def _setup(self, names: list[Node], module_level: dict[str, Span], any_in_file: bool) -> None:
+        #: module-level name -> its (first) declaration's name span, anywhere in the file
+        self.module_level = module_level
+        #: block start byte -> name -> declaration's name span
+        self.in_block: dict[int, dict[str, Span]] = {}
+        #: the declared-name nodes this object was built from (all of the file's for
+        #: ``StaticMuts(root)``, those inside the scope for :meth:`of`)
+        self.declarations: list[Node] = list(names)
+        self._any = any_in_file
+        for name in names:
+            block = enclosing_block(name)
+            if block is not None:
+                self.in_block.setdefault(block.start_byte, {})[node_text(name)] = Span(name.start_byte, name.end_byte)
 
     def __bool__(self) -> bool:
-        return bool(self.declarations)
+        """The file has at least one ``static mut``."""
+        return self._any
 
     def uses_in(self, body: Node) -> list[StaticUse]:
         """References to a ``static mut`` inside ``body`` (a function's block), in document
         order, not descending into nested function items."""
-        if not self.declarations:
+        if not self._any:
             return []
         decl_starts = {d.start_byte for d in self.declarations}
         ids = [i for i in captures("identifiers", body).get("id", []) if _owner_fn(i) == _owner_fn(body)]
@@ -86,29 +114,16 @@ class StaticMuts:
                 continue
             decl = self._resolve(ident, text)
             if decl is not None:
-                out.append(StaticUse(text, Span(ident.start_byte, ident.end_byte),
-                                     Span(decl.start_byte, decl.end_byte), _access(ident)))
+                out.append(StaticUse(text, Span(ident.start_byte, ident.end_byte), decl, _access(ident)))
         return out
 
-    def _resolve(self, ident: Node, text: str) -> Node | None:
+    def _resolve(self, ident: Node, text: str) -> Span | None:
         node = ident.parent
         while node is not None:
             if node.type == "block" and text in self.in_block.get(node.start_byte, {}):
                 return self.in_block[node.start_byte][text]
             node = node.parent
         return self.module_level.get(text)
-
-
-def _enclosing_block(node: Node) -> Node | None:
-    """The block a nested item is declared in, ``None`` at module level."""
-    n = node.parent
-    while n is not None:
-        if n.type == "block":
-            return n
-        if n.type in ("mod_item", "source_file"):
-            return None
-        n = n.parent
-    return None
 
 
 def _owner_fn(node: Node) -> int | None:
@@ -194,7 +209,7 @@ def message(fn: DeviceFn, use: StaticUse) -> str:
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
-    statics = StaticMuts(ctx.root)
+    statics = StaticMuts.of(ctx)
     if not statics:
         return
     seen: set[Span] = set()
@@ -236,4 +251,5 @@ RULE = Rule(
     default_level=Level.DENY,
     summary="`static mut` in device code: shared by all GPU threads (a data race) and not the host's variable",
     check=check,
+    needs=frozenset({"device_fns"}),
 )

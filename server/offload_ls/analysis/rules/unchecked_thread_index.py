@@ -26,11 +26,9 @@ from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.indexing import ThreadFlow, bounds, diverges, named, strip
-from offload_ls.analysis.kernels import attributed_item
-from offload_ls.analysis.model import Ecosystem, Finding, Level, Span
+from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.rules import Rule
 from offload_ls.syntax.parse import node_text, parse
-from offload_ls.syntax.queries import matches
 
 NAME = "unchecked_thread_index"
 
@@ -42,8 +40,8 @@ _ASSERTS = ("assert", "debug_assert")
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
-    checked = _cubecl_checked_kernels(ctx)
-    file_kernels = ctx.kernels
+    checked = ctx.facts.cube_checked
+    file_kernels = ctx.file_kernels
     seen: set[tuple[int, int]] = set()
     for dfn in ctx.device_fns:
         if dfn.kernel is not None and dfn.kernel.fn_start in checked:
@@ -54,7 +52,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         fn = body.parent if body is not None else None
         if fn is None or fn.type != "function_item":
             continue
-        flow = ThreadFlow(fn)
+        flow = ThreadFlow(fn, caps=ctx.fn_captures(fn))
         guard_stmts: dict[tuple[int, int], list[Node]] = {}
         for use, index, raw in _index_uses(flow):
             key = (index.start_byte, index.end_byte)
@@ -94,21 +92,6 @@ def _len_hint(use: Node, index: Node, raw: bool) -> str:
         if base.type in ("identifier", "field_expression"):
             return f"if {var} < {node_text(base)}.len() {{ .. }}"
     return f"if {var} < n {{ .. }}"
-
-
-def _cubecl_checked_kernels(ctx: FileContext) -> set[int]:
-    """``fn_start`` of CubeCL kernels marked ``#[cube(launch)]`` (bounds-checked mode)."""
-    if not any(k.ecosystem is Ecosystem.CUBECL for k in ctx.kernels):
-        return set()
-    out = set()
-    for _, caps in matches("kernel_markers", ctx.root):
-        modes = caps.get("mode")
-        if not modes or node_text(modes[0]) != "launch":
-            continue
-        item = attributed_item(caps["attr"][0])
-        if item is not None and item.type == "function_item":
-            out.add(item.start_byte)
-    return out
 
 
 def _index_uses(flow: ThreadFlow) -> list[tuple[Node, Node, bool]]:
@@ -269,4 +252,5 @@ RULE = Rule(
     default_level=Level.WARN,
     summary="index computed from the thread index is used without a bounds check",
     check=check,
+    needs=frozenset({"device_fns"}),
 )

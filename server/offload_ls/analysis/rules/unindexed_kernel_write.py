@@ -41,7 +41,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         params = {p.name.removeprefix("mut ").strip(): p for p in kernel.params if p.kind in _MUTABLE_KINDS}
         if not params:
             continue
-        flow = ThreadFlow(fn, uniform_params=True)
+        flow = ThreadFlow(fn, uniform_params=True, caps=ctx.fn_captures(fn))
         for write in flow.writes:
             found = _target(write, params, fn, flow)
             if found is None:
@@ -253,4 +253,5 @@ RULE = Rule(
     default_level=Level.WARN,
     summary="kernel writes a place that does not depend on the thread index: every GPU thread races on it",
     check=check,
+    needs=frozenset({"kernels"}),
 )

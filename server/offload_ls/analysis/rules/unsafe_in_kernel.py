@@ -35,7 +35,7 @@ from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.rules.heap_owning_kernel_arg import path_segments
 from offload_ls.analysis.rules.static_mut_in_kernel import StaticMuts
 from offload_ls.syntax.parse import node_text
-from offload_ls.syntax.queries import captures, matches
+from offload_ls.syntax.queries import matches
 
 NAME = "unsafe_in_kernel"
 
@@ -93,21 +93,24 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     kernels = [k for k in ctx.kernels if k.body_span is not None]
     if not kernels:
         return
-    unsafe_fns, file_fns = _file_functions(ctx.root)
-    statics = StaticMuts(ctx.root)
+    unsafe_fns, file_fns = ctx.facts.unsafe_names, ctx.facts.fn_names  # of the whole file
+    statics = StaticMuts.of(ctx)
     for kernel in kernels:
         body = ctx.node(kernel.body_span)
         fn = body.parent if body is not None else None
         if body is None or fn is None or fn.type != "function_item":
             continue
-        yield from _check_kernel(kernel, fn, body, unsafe_fns, file_fns, statics)
+        calls = ctx.fn_captures(fn)["thread_index"].get("fn", [])
+        thread_index_calls = {n.start_byte for n in calls if body.start_byte <= n.start_byte and n.end_byte <= body.end_byte}
+        yield from _check_kernel(kernel, fn, body, unsafe_fns, file_fns, statics, thread_index_calls)
 
 
-def _check_kernel(kernel: Kernel, fn: Node, body: Node, unsafe_fns: set[str], file_fns: set[str],
-                  statics: StaticMuts) -> Iterator[Finding]:
+def _check_kernel(kernel: Kernel, fn: Node, body: Node, unsafe_fns: frozenset[str], file_fns: frozenset[str],
+                  statics: StaticMuts, thread_index_calls: set[int]) -> Iterator[Finding]:
+    """Findings for one kernel; ``thread_index_calls``: start bytes of the callee names of
+    thread-index calls in ``body`` (grammars/rust/thread_index.scm ``@fn``)."""
     found = matches("unsafe_ops", body)
     pointers = RawPointers(kernel, found)
-    thread_index_calls = {n.start_byte for n in captures("thread_index", body).get("fn", [])}
     blocks: list[Node] = []
     purposes: dict[int, list[tuple[str, str, Node]]] = {}  # owner start -> (kind, name/text, node)
     unknown_calls: dict[int, list[str]] = {}
@@ -232,14 +235,6 @@ def _is_unsafe_fn(fn: Node) -> bool:
                for c in fn.children)
 
 
-def _file_functions(root: Node) -> tuple[set[str], set[str]]:
-    """(names of unsafe functions, names of all functions) declared in the file."""
-    caps = captures("unsafe_fns", root)
-    unsafe = {node_text(n) for n in caps.get("name", [])}
-    every = {node_text(n) for n in caps.get("any_fn", [])} | unsafe
-    return unsafe, every
-
-
 class RawPointers:
     """Which names are raw pointers where, in one kernel body: the raw-pointer parameters,
     and ``let`` bindings derived from one (a later ``let`` of the same name that is not a
@@ -338,4 +333,5 @@ RULE = Rule(
     default_level=Level.WARN,
     summary="unsafe block or unsafe fn in a kernel, with what it is for (raw pointers, intrinsics, unsafe calls, static mut)",
     check=check,
+    needs=frozenset({"kernels"}),
 )

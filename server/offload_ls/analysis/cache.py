@@ -1,0 +1,154 @@
+"""The analysis cache: per-unit summaries and rule results of one document, reused across
+analyses of its successive versions.
+
+The cache is an explicit object owned by the caller (the language server keeps one per
+open document) and passed to :func:`offload_ls.analysis.engine.analyze_tree`; the analysis
+stays a pure function of the text: with or without a cache, and whatever the cache holds,
+it returns the same result. Entries are keyed by a unit's bytes (analysis/units.py) and,
+for rule results, by the facts of the rest of the file that those results depend on; both
+tables are LRU-bounded, so a long editing session cannot grow the cache without bound.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+from offload_ls.analysis import shift
+from offload_ls.analysis.model import Finding
+from offload_ls.analysis.units import UnitSummary
+
+#: Stands for "the rule raised on this unit" in a cached result.
+FAILED = object()
+
+#: Default bound of each table (units): a 5,000-line file has about 1,700 units, and an
+#: edit adds a few entries, so this keeps several versions of a large file.
+DEFAULT_MAX_ENTRIES = 16384
+
+
+class LRU:
+    """A dict bounded to ``capacity`` entries that drops the least recently used one."""
+
+    def __init__(self, capacity: int) -> None:
+        if capacity < 1:
+            raise ValueError("capacity must be at least 1")
+        self.capacity = capacity
+        self._data: OrderedDict[Hashable, object] = OrderedDict()
+
+    def get(self, key: Hashable) -> object | None:
+        value = self._data.get(key)
+        if value is not None:
+            self._data.move_to_end(key)
+        return value
+
+    def put(self, key: Hashable, value: object) -> None:
+        self._data[key] = value
+        self._data.move_to_end(key)
+        while len(self._data) > self.capacity:
+            self._data.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def clear(self) -> None:
+        self._data.clear()
+
+
+@dataclass
+class UnitResult:
+    """Rule results of one unit: rule name -> its findings (or :data:`FAILED`), computed
+    when the unit spanned ``[start, end)``."""
+
+    start: int
+    end: int
+    by_rule: dict[str, object]
+
+    def at(self, start: int) -> UnitResult:
+        """The same results for the unit now starting at ``start`` (spans inside the unit
+        moved; spans elsewhere in the file, pinned by the cache key, kept)."""
+        d = start - self.start
+        if d == 0:
+            return self
+        lo, hi = self.start, self.end
+        moved = {name: v if v is FAILED else tuple(shift.finding(f, d, lo, hi) for f in v)  # type: ignore[union-attr]
+                 for name, v in self.by_rule.items()}
+        return UnitResult(start, self.end + d, moved)
+
+
+@dataclass
+class CacheStats:
+    """What the last analysis did (for tests and benchmarks).
+
+    Attributes:
+        units: units in the file. summarized: units whose summary was computed (not
+            taken from the cache). checked: ``(start, end)`` of the units whose rules ran
+            (at least one rule not taken from the cache). fast_path: the file's facts were
+            taken from the previous analysis (only changed units looked at).
+    """
+
+    units: int = 0
+    summarized: int = 0
+    checked: list[tuple[int, int]] = field(default_factory=list)
+    fast_path: bool = False
+
+
+@dataclass
+class LastRun:
+    """The previous analysis of this document (the fast path compares against it)."""
+
+    active: tuple[str, ...]
+    keys: list
+    starts: list[int]
+    ends: list[int]
+    summaries: list[UnitSummary]
+    facts: object
+    contexts: list
+    results: list
+    findings: list[list[Finding]]
+
+
+class AnalysisCache:
+    """Cache for the analyses of one document.
+
+    Args:
+        max_entries: bound of each table (summaries, rule results), in units.
+
+    Not thread-safe: use one cache per document from one thread at a time.
+    """
+
+    def __init__(self, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
+        self.summaries = LRU(max_entries)
+        self.results = LRU(max_entries)
+        self.last: LastRun | None = None
+        self.stats = CacheStats()
+
+    def __len__(self) -> int:
+        """Entries held (summaries and rule results together)."""
+        return len(self.summaries) + len(self.results)
+
+    def clear(self) -> None:
+        """Forget everything."""
+        self.summaries.clear()
+        self.results.clear()
+        self.last = None
+
+    def summary(self, key: Hashable, start: int) -> UnitSummary | None:
+        """The cached summary of the unit ``key`` now at byte ``start``, or ``None``."""
+        s = self.summaries.get(key)
+        if s is None:
+            return None
+        if s.start != start:  # type: ignore[attr-defined]
+            s = s.shifted(start - s.start)  # type: ignore[attr-defined]
+            self.summaries.put(key, s)
+        return s  # type: ignore[return-value]
+
+    def result(self, key: Hashable, start: int) -> UnitResult | None:
+        """Cached rule results of the unit (``key`` includes its context) now at ``start``."""
+        r = self.results.get(key)
+        if r is None:
+            return None
+        if r.start != start:  # type: ignore[attr-defined]
+            r = r.at(start)  # type: ignore[attr-defined]
+            self.results.put(key, r)
+        return r  # type: ignore[return-value]

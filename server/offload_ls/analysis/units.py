@@ -1,0 +1,418 @@
+"""A file as a sequence of items ("units"), and the facts each item contributes to the file.
+
+A *unit* is one top-level item of the file (or of an inline ``mod { .. }`` body) together
+with the attributes and comments directly before it: ``#[kernel]`` and a ``// offload-ls:
+allow(..)`` comment belong to the function they precede. A ``mod name { .. }`` with a body is
+split into a header unit (its attributes and ``mod name``) and the units of its body, so a
+file whose code sits in one ``mod`` still has item-sized units.
+
+Everything the rules need to know about *other* items of the file (which functions are
+kernels, which are device code, launch dimensions, ``static mut`` names, ..) is read from
+each unit's :class:`UnitSummary`, which depends only on the unit's bytes and on whether an
+enclosing ``mod`` is under a device-only ``#[cfg]``. That is what makes summaries (and the
+rules' per-unit results, analysis/engine.py) cacheable by the unit's bytes.
+
+Facts are found with one pass of several queries at once (grammars/rust/*.scm, see
+:data:`UNIT_QUERIES`); nothing here walks the whole tree in Python.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from offload_ls.analysis import shift
+from offload_ls.analysis.device_code import is_device_cfg
+from offload_ls.analysis.kernels import attributed_item, kernels_from_captures
+from offload_ls.analysis.launches import launches_from_captures
+from offload_ls.analysis.model import Kernel, Launch, Span
+from offload_ls.analysis.suppress import CommentRec, comment_record
+from offload_ls.analysis.transfer import type_shape
+from offload_ls.syntax.parse import node_text
+from offload_ls.syntax.queries import captures_many, matches
+
+#: Query files read for every unit, in one pass (syntax/queries.py ``captures_many``).
+UNIT_QUERIES = (
+    "unit_anchors", "kernel_markers", "kernel_abi", "launches", "calls", "cfg_attributes",
+    "static_mut", "unsafe_fns", "extern_decls", "suppressions", "shared_to_mut_casts",
+    "defined_names",
+)
+
+_SKIPPABLE = frozenset({"attribute_item", "line_comment", "block_comment"})
+_STD_ROOTS = frozenset({"std", "alloc", "core"})
+
+
+@dataclass(frozen=True, eq=False)
+class Unit:
+    """One unit of the current tree.
+
+    Attributes:
+        start, end: UTF-8 byte range the unit's facts are read from: from its first
+            attribute or comment to the end of its item; for a ``mod`` header, to the
+            start of the ``mod``'s body.
+        parent: the node whose children the unit's nodes are (``source_file`` or a
+            ``mod``'s ``declaration_list``).
+        nodes: those children, in order (attributes, comments, then the item, if any).
+        gate: an enclosing ``mod`` is under a device-only ``#[cfg]``.
+        key: the cache key: the unit's bytes, ``gate``, and the node types; ``None`` when
+            the unit holds a syntax error (never cached: an ERROR node's shape may depend
+            on the text around it).
+        mod_body: for a ``mod`` header, its body (``declaration_list``), else ``None``.
+    """
+
+    start: int
+    end: int
+    parent: Node
+    nodes: tuple[Node, ...]
+    gate: bool
+    key: tuple | None
+    mod_body: Node | None = None
+
+
+def split_units(root: Node, source: bytes) -> list[Unit]:
+    """The units of the file, in document order (ranges do not overlap).
+
+    Args:
+        root: the tree's root node; source: the bytes it was parsed from."""
+    out: list[Unit] = []
+    _split(root, root.children, False, source, out)
+    return out
+
+
+def _split(parent: Node, children: list[Node], gate: bool, source: bytes, out: list[Unit]) -> None:
+    pending: list[Node] = []
+    for child in children:
+        t = child.type
+        if t in _SKIPPABLE:
+            pending.append(child)
+            continue
+        if t in ("{", "}") and parent.type == "declaration_list":
+            if pending:
+                out.append(_unit(parent, pending, gate, source))
+                pending = []
+            continue
+        pending.append(child)
+        body = child.child_by_field_name("body") if t == "mod_item" else None
+        if body is not None and body.type == "declaration_list":
+            header = _unit(parent, pending, gate, source, mod_body=body)
+            out.append(header)
+            inner_gate = gate or any(_device_cfg_attr(n) for n in pending if n.type == "attribute_item")
+            _split(body, body.children, inner_gate, source, out)
+        else:
+            out.append(_unit(parent, pending, gate, source))
+        pending = []
+    if pending:
+        out.append(_unit(parent, pending, gate, source))
+
+
+def _unit(parent: Node, nodes: list[Node], gate: bool, source: bytes, mod_body: Node | None = None) -> Unit:
+    start = nodes[0].start_byte
+    last = nodes[-1]
+    end = mod_body.start_byte if mod_body is not None else last.end_byte
+    if mod_body is None:
+        broken = any(n.has_error for n in nodes)
+    else:
+        broken = any(n.has_error for n in nodes[:-1]) or _header_has_error(last, mod_body)
+    if broken:
+        key = None
+    else:
+        types = tuple(n.type for n in nodes)
+        # a header's suppression comment covers the whole `mod`: its length is a fact too
+        extra = last.end_byte - start if mod_body is not None else 0
+        key = (source[start:end], gate, types, extra)
+    return Unit(start, end, parent, tuple(nodes), gate, key, mod_body)
+
+
+def _header_has_error(mod: Node, body: Node) -> bool:
+    return any(c.has_error for c in mod.children if c.start_byte < body.start_byte)
+
+
+def _device_cfg_attr(attr: Node) -> bool:
+    return any(is_device_cfg(p) for p in captures_many(("cfg_attributes",), attr)["cfg_attributes"].get("predicate", []))
+
+
+# ---------------------------------------------------------------------------- summaries
+
+
+@dataclass(frozen=True, slots=True)
+class FnRec:
+    """A ``function_item`` of the unit (any depth). ``callees``: the names it calls in its
+    body (grammars/rust/calls.scm), each once, in document order; ``gated``: it is, or
+    lies inside, an item under a device-only ``#[cfg]`` (analysis/device_code.py)."""
+
+    start: int
+    end: int
+    name: str | None
+    body: Span | None
+    callees: tuple[str, ...]
+    gated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StaticDecl:
+    """A ``static mut`` item: the declared name, its span, and whether it is declared at
+    module level (else inside a block)."""
+
+    name: str
+    span: Span
+    module_level: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ExternParam:
+    """A parameter of a function declared in an ``extern`` block: type text, kind
+    (analysis/transfer.py ``type_shape``) and the type's span."""
+
+    type_text: str
+    kind: str
+    type_span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ExternDecl:
+    """``fn name(..);`` in an ``extern`` block: its ``parameter`` children (``None`` for
+    one without a type)."""
+
+    name: str
+    params: tuple[ExternParam | None, ...]
+
+
+@dataclass(frozen=True)
+class UnitSummary:
+    """What one unit contributes to the file's facts (all spans absolute, UTF-8 bytes).
+
+    Attributes:
+        start, end: the unit's range when the summary was made.
+        kernels, launches: as analysis/kernels.py and analysis/launches.py find them.
+        fns: every function item, in document order.
+        statics: ``static mut`` declarations. shadowed: names ``use``-imported from a crate
+            other than std/alloc/core. defined: struct/enum/type/macro names
+            (grammars/rust/defined_names.scm). unsafe_names / fn_names: names of unsafe
+            functions (``unsafe fn``, ``extern`` declarations) / of all functions
+            (grammars/rust/unsafe_fns.scm). callees: every called name.
+        extern_decls: functions declared in ``extern`` blocks. comments: suppression
+            comments. has_casts: holds a shared-to-mutable pointer cast
+            (grammars/rust/shared_to_mut_casts.scm). cube_launch: ``fn_start`` of the
+            functions marked ``#[cube(launch)]``.
+    """
+
+    start: int
+    end: int
+    kernels: tuple[Kernel, ...]
+    launches: tuple[Launch, ...]
+    fns: tuple[FnRec, ...]
+    statics: tuple[StaticDecl, ...]
+    shadowed: frozenset[str]
+    defined: frozenset[str]
+    unsafe_names: frozenset[str]
+    fn_names: frozenset[str]
+    callees: frozenset[str]
+    extern_decls: tuple[ExternDecl, ...]
+    comments: tuple[CommentRec, ...]
+    has_casts: bool
+    cube_launch: tuple[int, ...]
+
+    def shifted(self, d: int) -> UnitSummary:
+        """The same summary with every offset moved by ``d`` bytes."""
+        if d == 0:
+            return self
+        sp = shift.span
+        return UnitSummary(
+            self.start + d, self.end + d,
+            tuple(shift.kernel(k, d) for k in self.kernels),
+            tuple(shift.launch(la, d) for la in self.launches),
+            tuple(FnRec(f.start + d, f.end + d, f.name, shift.opt_span(f.body, d), f.callees, f.gated)
+                  for f in self.fns),
+            tuple(StaticDecl(s.name, sp(s.span, d), s.module_level) for s in self.statics),
+            self.shadowed, self.defined, self.unsafe_names, self.fn_names, self.callees,
+            tuple(ExternDecl(e.name, tuple(None if p is None else ExternParam(p.type_text, p.kind, sp(p.type_span, d))
+                                           for p in e.params)) for e in self.extern_decls),
+            tuple(CommentRec(c.start + d, c.end + d, c.rules, None if c.target_end is None else c.target_end + d)
+                  for c in self.comments),
+            self.has_casts,
+            tuple(s + d for s in self.cube_launch),
+        )
+
+
+def unit_captures(units: list[Unit], root: Node) -> list[dict[str, dict[str, list[Node]]]]:
+    """The :data:`UNIT_QUERIES` captures of each unit (same order as ``units``).
+
+    One pass over ``root`` when most of the file is asked for (the captures are split by
+    unit), otherwise one pass over each unit's byte range."""
+    if not units:
+        return []
+    total = sum(u.end - u.start for u in units)
+    if len(units) > 8 and total * 2 > root.end_byte - root.start_byte:
+        found = captures_many(UNIT_QUERIES, root)
+        return _bucket(units, found)
+    out = []
+    for u in units:
+        found = captures_many(UNIT_QUERIES, u.parent, (u.start, u.end))
+        out.append(_bucket([u], found)[0])
+    return out
+
+
+def _bucket(units: list[Unit], found: dict[str, dict[str, list[Node]]]) -> list[dict[str, dict[str, list[Node]]]]:
+    """Split captures by the unit whose range holds each node's start (others dropped)."""
+    starts = [u.start for u in units]
+    out: list[dict[str, dict[str, list[Node]]]] = [{} for _ in units]
+    for file, caps in found.items():
+        for cap, nodes in caps.items():
+            for n in nodes:
+                s = n.start_byte
+                i = bisect.bisect_right(starts, s) - 1
+                if i >= 0 and s < units[i].end:
+                    out[i].setdefault(file, {}).setdefault(cap, []).append(n)
+    return out
+
+
+def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
+              cfg_memo: dict[bytes, bool] | None = None) -> UnitSummary:
+    """The :class:`UnitSummary` of ``unit`` from its captures (:func:`unit_captures`).
+
+    Args:
+        cfg_memo: ``cfg(..)`` predicate text -> selects device code, shared by the units
+            of one analysis (the same few predicates repeat all over a file)."""
+    memo = cfg_memo if cfg_memo is not None else {}
+    empty: dict[str, list[Node]] = {}
+    markers = caps.get("kernel_markers", empty)
+    abi = caps.get("kernel_abi", empty).get("fn", [])
+    kernels = tuple(kernels_from_captures(markers, abi)) if markers or abi else ()
+    launch_caps = caps.get("launches", empty)
+    launches = tuple(launches_from_captures(launch_caps, source)) if launch_caps else ()
+
+    anchors = caps.get("unit_anchors", empty)
+    fn_nodes = anchors.get("fn", [])
+    gated_ranges = _gated_ranges(caps.get("cfg_attributes", empty), memo)
+    if unit.gate:
+        gated_ranges.append((unit.start, unit.end))
+    callee_nodes = caps.get("calls", empty).get("callee", [])
+    callee_starts = [c.start_byte for c in callee_nodes]
+    callee_texts: list[str] | None = None
+    fns = []
+    for fn in fn_nodes:
+        name = fn.child_by_field_name("name")
+        body = fn.child_by_field_name("body")
+        called: tuple[str, ...] = ()
+        if body is not None and callee_nodes:
+            if callee_texts is None:
+                callee_texts = [node_text(c) for c in callee_nodes]
+            lo = bisect.bisect_left(callee_starts, body.start_byte)
+            hi = bisect.bisect_left(callee_starts, body.end_byte, lo)
+            called = tuple(dict.fromkeys(callee_texts[i] for i in range(lo, hi)
+                                         if callee_nodes[i].end_byte <= body.end_byte))
+        s, e = fn.start_byte, fn.end_byte
+        gated = any(gs <= s and e <= ge for gs, ge in gated_ranges)
+        fns.append(FnRec(s, e, node_text(name) if name is not None else None,
+                         Span(body.start_byte, body.end_byte) if body is not None else None, called, gated))
+
+    statics = tuple(StaticDecl(node_text(n), Span(n.start_byte, n.end_byte), enclosing_block(n) is None)
+                    for n in caps.get("static_mut", empty).get("name", []))
+    shadowed = frozenset(_shadowed(anchors.get("use", [])))
+    defined = frozenset(node_text(n) for n in caps.get("defined_names", empty).get("defined", []))
+    ucaps = caps.get("unsafe_fns", empty)
+    unsafe_names = frozenset(node_text(n) for n in ucaps.get("name", []))
+    fn_names = frozenset(node_text(n) for n in ucaps.get("any_fn", [])) | unsafe_names
+    callees = frozenset(callee_texts) if callee_texts is not None else frozenset(node_text(c) for c in callee_nodes)
+    externs = tuple(_extern_decl(d) for d in caps.get("extern_decls", empty).get("decl", []))
+    comments = tuple(c for c in (comment_record(n) for n in caps.get("suppressions", empty).get("comment", [])) if c)
+    has_casts = bool(caps.get("shared_to_mut_casts", empty).get("cast"))
+    cube = tuple(sorted(_cube_launch(markers)))
+    return UnitSummary(unit.start, unit.end, kernels, launches, tuple(fns), statics, shadowed, defined,
+                       unsafe_names, fn_names, callees, externs, comments, has_casts, cube)
+
+
+def _gated_ranges(cfg_caps: dict[str, list[Node]], memo: dict[bytes, bool]) -> list[tuple[int, int]]:
+    """Byte ranges of the items that a device-only ``#[cfg]`` applies to: the item after
+    the attribute (past other attributes and comments), everything inside it included."""
+    out = []
+    preds = cfg_caps.get("predicate", [])
+    if not preds:
+        return out
+    starts = [p.start_byte for p in preds]
+    for attr in cfg_caps.get("attr", []):
+        lo = bisect.bisect_left(starts, attr.start_byte)
+        hi = bisect.bisect_left(starts, attr.end_byte, lo)
+        device = False
+        for p in preds[lo:hi]:
+            text = p.text or b""
+            value = memo.get(text)
+            if value is None:
+                value = memo[text] = is_device_cfg(p)
+            if value:
+                device = True
+                break
+        if device:
+            target = attributed_item(attr)
+            if target is not None:
+                out.append((target.start_byte, target.end_byte))
+    return out
+
+
+def enclosing_block(node: Node) -> Node | None:
+    """The block a nested item is declared in, ``None`` at module level."""
+    n = node.parent
+    while n is not None:
+        if n.type == "block":
+            return n
+        if n.type in ("mod_item", "source_file"):
+            return None
+        n = n.parent
+    return None
+
+
+def _shadowed(uses: list[Node]) -> set[str]:
+    """Names imported by ``use`` from a root other than std/alloc/core
+    (grammars/rust/use_imports.scm)."""
+    names: set[str] = set()
+    for use in uses:
+        for _, caps in matches("use_imports", use):
+            if "use_name" in caps and "use_path" in caps:
+                root = _first_segment(caps["use_path"][0])
+                if root not in _STD_ROOTS:
+                    names.add(node_text(caps["use_name"][0]))
+    return names
+
+
+def _first_segment(node: Node) -> str:
+    """First segment of a path (``std::vec::Vec`` -> ``std``; ``crate::x`` -> ``crate``)."""
+    while node.type in ("scoped_identifier", "scoped_type_identifier"):
+        path = node.child_by_field_name("path")
+        if path is None:
+            name = node.child_by_field_name("name")
+            return node_text(name) if name is not None else ""
+        node = path
+    return node_text(node)
+
+
+def _extern_decl(decl: Node) -> ExternDecl:
+    name = decl.child_by_field_name("name")
+    params_node = decl.child_by_field_name("parameters")
+    params = []
+    for p in params_node.named_children if params_node is not None else ():
+        if p.type != "parameter":
+            continue
+        t = p.child_by_field_name("type")
+        params.append(None if t is None else ExternParam(node_text(t), type_shape(t)[0], Span(t.start_byte, t.end_byte)))
+    return ExternDecl(node_text(name) if name is not None else "", tuple(params))
+
+
+def _cube_launch(markers: dict[str, list[Node]]) -> set[int]:
+    """``fn_start`` of functions under ``#[cube(launch)]`` (CubeCL's bounds-checked mode)."""
+    out: set[int] = set()
+    modes = markers.get("mode", [])
+    if not modes:
+        return out
+    attrs = markers.get("attr", [])
+    for mode in modes:
+        if node_text(mode) != "launch":
+            continue
+        for attr in attrs:
+            if attr.start_byte <= mode.start_byte < attr.end_byte:
+                item = attributed_item(attr)
+                if item is not None and item.type == "function_item":
+                    out.add(item.start_byte)
+                break
+    return out
