@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from offload_ls.analysis.cache import AnalysisCache
 from offload_ls.analysis.engine import analyze_tree
 from offload_ls.syntax.parse import ParsedFile, TextEdit, parse
 
@@ -232,15 +233,17 @@ def _edits(source: bytes, count: int) -> list[TextEdit]:
 
 
 def bench_edit(source: bytes, runs: int) -> tuple[list[float], list[float]]:
-    """Times of ParsedFile.apply(one-line edit) + analyze_tree, and of the apply alone."""
+    """Times of ParsedFile.apply(one-line edit) + analyze_tree, and of the apply alone.
+    The document keeps one AnalysisCache across its versions, as the server does."""
     pf = ParsedFile(source)
-    analyze_tree(pf.source, pf.root)
+    cache = AnalysisCache()
+    analyze_tree(pf.source, pf.root, cache=cache)
     total, applying = [], []
     for edit in _edits(source, runs):
         t0 = time.perf_counter()
         pf.apply([edit])
         t1 = time.perf_counter()
-        analyze_tree(pf.source, pf.root)
+        analyze_tree(pf.source, pf.root, cache=cache)
         t2 = time.perf_counter()
         total.append(t2 - t0)
         applying.append(t1 - t0)
@@ -507,11 +510,13 @@ def main(argv: list[str] | None = None) -> int:
         print(profile("(a) 10 full analyses", lambda: [analyze_tree(source, parse(source).root_node) for _ in range(10)]))
         pf = ParsedFile(source)
         edits = _edits(source, 10)
+        cache = AnalysisCache()
+        analyze_tree(pf.source, pf.root, cache=cache)
 
         def edit_runs() -> None:
             for e in edits:
                 pf.apply([e])
-                analyze_tree(pf.source, pf.root)
+                analyze_tree(pf.source, pf.root, cache=cache)
 
         print(profile("(b) 10 one-line edits", edit_runs))
     return 0
