@@ -105,3 +105,13 @@ def test_missing_binary(tmp_path):
     rep = asyncio.run(run_binary(tmp_path / "nope"))
     assert rep.exit_status is None
     assert rep.problems == [f"{tmp_path / 'nope'}: no such binary; build it first"]
+
+
+def test_device_number_out_of_range(tmp_path):
+    # libomptarget 22's words on the H200 (docs/gpu-runs/report.txt), OMP_DEFAULT_DEVICE=7.
+    exe = _program(tmp_path, "sys.stderr.write('omptarget fatal error 7: \"invalid value\" device number \\'7\\' "
+                             "out of range, only 5 devices available\\n'); sys.exit(134)")
+    rep = asyncio.run(run_binary(exe, device=7))
+    assert rep.problems == [
+        "no such device: device number '7' out of range, only 5 devices available (GPUs and libomptarget's "
+        "host devices count); choose another with --device / offload-ls.device, or leave it unset for the first GPU"]

@@ -150,6 +150,10 @@ def diagnose(report: RunReport, start_error: str | None, timeout: float, gpu_pre
             problems.append("no usable device: the runtime could not run a kernel on any device "
                             "(\"failure of target construct while offloading is mandatory\"); check the "
                             "GPU arch (`offload-ls doctor`), the driver, and libcuda.so")
+    if "out of range, only" in err and "device number" in err:
+        tail = err.split("device number", 1)[1].splitlines()[0].strip()
+        problems.append(f"no such device: device number {tail} (GPUs and libomptarget's host devices count); "
+                        f"choose another with --device / offload-ls.device, or leave it unset for the first GPU")
     if report.exit_status not in (0, None) and not problems:
         problems.append(f"the program exited with status {report.exit_status}")
     generic_one = [l for l in report.log.launches if l.total_threads == 1 and l.mode == "Generic"]
