@@ -87,7 +87,7 @@ class CompileFeature:
         key = (s.rustc, s.cargo, s.gpuArch, s.gpuTarget)
         with self._doctor_lock:
             if self._doctor is None or self._doctor_key != key:
-                self._doctor = run_doctor(rustc=s.rustc, cargo=s.cargo, arch=s.gpuArch, target=s.gpuTarget)
+                self._doctor = run_doctor(rustc=s.rustc, cargo=s.cargo, fallback_arch=s.gpuArch, target=s.gpuTarget)
                 self._doctor_key = key
                 self.server.log("offload-ls doctor:\n" + render_text(self._doctor))
                 if self._doctor.essential_missing and not self._told_missing:

@@ -80,12 +80,15 @@ def _llvm_ok(tc: RustToolchain) -> tuple[LlvmTools | None, list[str]]:
 
 def run_doctor(rustc: str | None = None, cargo: str | None = None, arch: str | None = None,
                target: str = "nvptx64-nvidia-cuda", cache: ProbeCache | None = None,
-               probe_gpus: bool = True) -> DoctorReport:
+               probe_gpus: bool = True, fallback_arch: str | None = None) -> DoctorReport:
     """Probe candidates and choose the best pipeline.
 
     Args:
         rustc / cargo: explicit paths (settings); tried first.
-        arch: GPU architecture; default: the first detected GPU's, else ``sm_90``.
+        arch: GPU architecture asked for explicitly (``--arch``); wins over everything.
+        fallback_arch: the ``gpuArch`` setting: used when no GPU of ``target``'s vendor is
+            detected. Order (issue "Build"): explicit, detected GPU, setting, the target's
+            default (``sm_90`` / ``gfx90a``).
         target: GPU target triple of the device pass.
     """
     cache = cache or ProbeCache()
@@ -128,7 +131,7 @@ def run_doctor(rustc: str | None = None, cargo: str | None = None, arch: str | N
         toolchains=toolchains, chosen=best[0] if best else None,
         pipeline=best[1] if best else HOST_ONLY, llvm=best[2] if best else None,
         ptxas=ptxas, gpus=gpus, target=target, cuda_path=find_cuda_path(ptxas),
-        arch=arch or default_arch or facts.GPU_TARGETS.get(target, "sm_90"), notes=gpu_notes,
+        arch=arch or default_arch or fallback_arch or facts.GPU_TARGETS.get(target, "sm_90"), notes=gpu_notes,
     )
     if best is None:
         report.missing = ["no Rust toolchain with cargo found"] + reasons
