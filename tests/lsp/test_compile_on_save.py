@@ -174,3 +174,23 @@ async def test_transfer_plan_inlay_hints_and_compiler_revealed_problems(client, 
         position=types.Position(line=line, character=src_line.index("mixed") + 1)))
     assert "| `a` | 4 KiB | — | 0x1 / 0x20 / 0x0 |" in hover.contents.value
     assert "| **total** | **8.0 KiB** | **4.0 KiB** | |" in hover.contents.value  # 4096+4096+4, 4096+4
+
+
+@pytest.mark.toolchain
+async def test_broken_cargo_toml_is_reported_on_the_manifest(client, tmp_path):
+    from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
+
+    if run_doctor(probe_gpus=False).pipeline == HOST_ONLY:
+        pytest.skip("needs the offload toolchain")
+    crate = _copy(tmp_path, "device-error")
+    manifest = crate / "Cargo.toml"
+    manifest.write_text(manifest.read_text().replace('version = "0.1.0"', 'version = 0.1.0'))
+    await _init(client, crate, trusted=True)
+    main = crate / "src" / "main.rs"
+    open_doc(client, main.as_uri(), main.read_text())
+    _save(client, main.as_uri())
+    diags = await wait_for(lambda: client.diagnostics.get(manifest.as_uri()), "a diagnostic on Cargo.toml", timeout=120)
+    [d] = diags
+    assert d.message.startswith(f"offload check not run: {manifest}: cargo metadata failed: ")
+    assert d.range == types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=9))
+    assert d.severity == types.DiagnosticSeverity.Warning

@@ -75,6 +75,7 @@ class CompileFeature:
         self._token_crate: dict[str, Path] = {}
         self._token_cancel: dict[str, object] = {}
         self._told_untrusted: set[Path] = set()
+        self._told_no_kernels: set[Path] = set()
         self._told_missing = False
         self._manifests: dict[Path, Path | None] = {}
 
@@ -116,6 +117,13 @@ class CompileFeature:
         manifest = self.manifest_for(path)
         if manifest is None:
             return
+        if not crate_uses_offload(manifest):
+            if manifest not in self._told_no_kernels:
+                self._told_no_kernels.add(manifest)
+                self.server.log(f"{manifest.parent}: no rustc offload kernel or launch in this crate; the offload "
+                                f"check (device pass + host pass) is skipped", types.MessageType.Info)
+            return
+        self._told_no_kernels.discard(manifest)
         if not self.trusted(manifest):
             if manifest not in self._told_untrusted:
                 self._told_untrusted.add(manifest)
@@ -374,6 +382,29 @@ class CompileFeature:
                         kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
                         edit=types.WorkspaceEdit(changes={uri: edits})))
         return actions
+
+
+#: Byte strings whose presence in a crate's sources means it uses rustc's offload (kernels
+#: or launches). A cheap pre-filter before compiling: a crate without any would fail the
+#: device pass (no `std` for nvptx64) for no benefit.
+OFFLOAD_MARKERS = (b"rustc_offload_kernel", b"offload_kernel", b"gpu-kernel", b"intrinsics::offload", b"offload!")
+
+
+def crate_uses_offload(manifest: Path, max_files: int = 5000) -> bool:
+    """True if any ``.rs`` file of the crate (not under ``target/``) mentions an offload
+    marker. Unreadable files are skipped."""
+    from offload_ls.workspace.files import rust_files
+
+    for i, path in enumerate(rust_files(manifest.parent)):
+        if i >= max_files:
+            return True  # huge crate: do not guess, check it
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        if any(m in data for m in OFFLOAD_MARKERS):
+            return True
+    return False
 
 
 def _overlaps(a: types.Range, b: types.Range) -> bool:
