@@ -6,6 +6,7 @@ Async (the language server awaits it while still answering requests); the CLI wr
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
 from collections.abc import Callable
@@ -83,50 +84,70 @@ def _failure_diagnostic(p: Pass, done: Completed, had_json_errors: bool) -> Comp
 async def run_plan(plan: Plan, cancel: CancelToken | None = None,
                    on_pass: Callable[[int, int, Pass], None] | None = None,
                    on_line: Callable[[Pass, str], None] | None = None) -> CheckResult:
-    """Run the plan's passes in order.
+    """Run the plan's passes: consecutive passes with ``concurrent=True`` run together
+    (the device and host checks of check-on-save), the others one after another.
 
     Args:
-        cancel: stops the running pass (its process group is killed) and the rest.
+        cancel: stops the running pass(es) (their process groups are killed) and the rest.
         on_pass: ``(index, count, pass)`` before each pass starts (for ``$/progress``).
         on_line: each stderr line of a pass (cargo's human-readable progress).
     """
     result = CheckResult()
+    state = {"errors": False}
     all_diags: list[CompilerDiagnostic] = []
-    errors_so_far = False
-    for i, p in enumerate(plan.passes):
+    passes = list(enumerate(plan.passes))
+    i = 0
+    while i < len(passes):
+        group = [passes[i]]
+        if passes[i][1].concurrent:
+            while i + len(group) < len(passes) and passes[i + len(group)][1].concurrent:
+                group.append(passes[i + len(group)])
+        i += len(group)
         if cancel is not None and cancel.cancelled:
             result.cancelled = True
             break
-        if p.needs_clean and errors_so_far:
-            result.passes.append(PassResult(p.name, p.label, None, skipped=True))
-            continue
-        if on_pass is not None:
-            on_pass(i, len(plan.passes), p)
-        try:
-            argv = resolve_placeholders(p.argv)
-        except OSError as exc:
-            all_diags.append(CompilerDiagnostic([p.label], "error", f"{p.name} pass: input missing: {exc}", None))
-            errors_so_far = True
-            result.passes.append(PassResult(p.name, p.label, None, skipped=True))
-            continue
-        done = await run_async(argv, timeout=p.timeout, cwd=p.cwd, env=p.env, cancel=cancel,
-                               on_stderr_line=(lambda line, p=p: on_line(p, line)) if on_line else None)
-        result.passes.append(PassResult(p.name, p.label, done))
-        if done.cancelled:
-            result.cancelled = True
+        outcomes = await asyncio.gather(*(_run_one(plan, idx, p, cancel, on_pass, on_line, state)
+                                          for idx, p in group))
+        for pass_result, diags in outcomes:
+            result.passes.append(pass_result)
+            all_diags += diags
+            if pass_result.completed is not None and pass_result.completed.cancelled:
+                result.cancelled = True
+            p = next(p for _, p in group if p.name == pass_result.name)
+            if p.name == "host-ir" and pass_result.completed is not None and pass_result.completed.ok and p.emits:
+                try:
+                    result.transfers = parse_ir_file(p.emits[0])
+                except OSError as exc:
+                    all_diags.append(CompilerDiagnostic(
+                        [p.label], "warning", f"could not read the host IR for the transfer plan: {exc}", None))
+        if result.cancelled:
             break
-        diags = parse_cargo_output(done.stdout, done.stderr, p.label, plan.crate.root) if p.json else []
-        had_errors = any(d.level in ("error", "ice") for d in diags)
-        failure = _failure_diagnostic(p, done, had_errors)
-        if failure is not None:
-            diags.append(failure)
-        errors_so_far = errors_so_far or had_errors or failure is not None
-        all_diags += diags
-        if p.name == "host-ir" and done.ok and p.emits:
-            try:
-                result.transfers = parse_ir_file(p.emits[0])
-            except OSError as exc:
-                all_diags.append(CompilerDiagnostic([p.label], "warning",
-                                                    f"could not read the host IR for the transfer plan: {exc}", None))
     result.diagnostics = merge(all_diags)
     return result
+
+
+async def _run_one(plan: Plan, index: int, p: Pass, cancel, on_pass, on_line, state: dict
+                   ) -> tuple[PassResult, list[CompilerDiagnostic]]:
+    """One pass; ``state["errors"]`` records whether any earlier pass reported errors."""
+    if p.needs_clean and state["errors"]:
+        return PassResult(p.name, p.label, None, skipped=True), []
+    if on_pass is not None:
+        on_pass(index, len(plan.passes), p)
+    try:
+        argv = resolve_placeholders(p.argv)
+    except OSError as exc:
+        state["errors"] = True
+        return (PassResult(p.name, p.label, None, skipped=True),
+                [CompilerDiagnostic([p.label], "error", f"{p.name} pass: input missing: {exc}", None)])
+    done = await run_async(argv, timeout=p.timeout, cwd=p.cwd, env=p.env, cancel=cancel,
+                           on_stderr_line=(lambda line: on_line(p, line)) if on_line else None)
+    if done.cancelled:
+        return PassResult(p.name, p.label, done), []
+    diags = parse_cargo_output(done.stdout, done.stderr, p.label, plan.crate.root) if p.json else []
+    had_errors = any(d.level in ("error", "ice") for d in diags)
+    failure = _failure_diagnostic(p, done, had_errors)
+    if failure is not None:
+        diags.append(failure)
+    if had_errors or failure is not None:
+        state["errors"] = True
+    return PassResult(p.name, p.label, done), diags
