@@ -239,19 +239,19 @@ class GpuCommands:
             main = find_main(doc.parsed.root)
             if main is not None:
                 rng = to_range(doc.line_index, main, enc)
-                lenses += [types.CodeLens(range=rng, command=types.Command("▶ Run on GPU", RUN, [{"uri": uri}])),
-                           types.CodeLens(range=rng, command=types.Command("Build", BUILD, [{"uri": uri}]))]
+                lenses += [types.CodeLens(range=rng, command=types.Command("▶ Run on GPU", RUN, arguments=[{"uri": uri}])),
+                           types.CodeLens(range=rng, command=types.Command("Build", BUILD, arguments=[{"uri": uri}]))]
         rep = self.reports.get(manifest) if manifest else None
         per_kernel = rep.log.per_kernel() if rep else {}
         for k in analysis.kernels:
             rng = to_range(doc.line_index, k.name_span, enc)
-            lenses.append(types.CodeLens(range=rng, command=types.Command("Build for GPU", BUILD, [{"uri": uri}])))
+            lenses.append(types.CodeLens(range=rng, command=types.Command("Build for GPU", BUILD, arguments=[{"uri": uri}])))
             figs = per_kernel.get(k.name)
             if figs:
                 title = (f"last run: {figs['launches']} launch{'es' if figs['launches'] != 1 else ''}, "
                          f"→ {human_bytes(figs['h2d_bytes'])} ← {human_bytes(figs['d2h_bytes'])}, "
                          f"run {rep.seconds:.2f} s")
-                lenses.append(types.CodeLens(range=rng, command=types.Command(title, REPORT, [{"uri": uri}])))
+                lenses.append(types.CodeLens(range=rng, command=types.Command(title, REPORT, arguments=[{"uri": uri}])))
         return lenses
 
     def resources_markdown(self, path: Path | None, kernel: str) -> str | None:
