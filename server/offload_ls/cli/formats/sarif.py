@@ -1,0 +1,143 @@
+"""SARIF 2.1.0 output of ``offload-ls check`` (OASIS Static Analysis Results Interchange
+Format, https://docs.oasis-open.org/sarif/sarif/v2.1.0/), as code-scanning services read it.
+
+One run: ``tool.driver`` lists every rule (``id``, ``shortDescription`` = the rule's
+summary, ``defaultConfiguration.level`` = its default level, ``helpUri`` = its doc page);
+each finding is a result with ``ruleId``/``ruleIndex``, ``level`` (``warning`` or
+``error``), the message, its location (the file's URI relative to ``%SRCROOT%``, the
+current directory, when the file lies below it; else an absolute ``file:`` URI), related
+locations and fixes (``artifactChanges``/``replacements``). Regions are 1-based with
+columns in Unicode code points, which ``run.columnKind = "unicodeCodePoints"`` declares;
+``endColumn`` is the column just after the region (SARIF §3.30.8). Skipped files and
+errors are ``invocations[0].toolExecutionNotifications``.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+from offload_ls import __version__
+from offload_ls.analysis.model import Level, Span
+from offload_ls.analysis.rules import all_rules
+from offload_ls.cli.check import CheckResult, FileReport, Notice, SourcePath
+from offload_ls.resources import data_dir, rule_doc_path
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SRCROOT = "%SRCROOT%"
+
+#: SARIF ``level`` of each rule level (SARIF §3.27.10: "none", "note", "warning", "error").
+SARIF_LEVEL = {Level.ALLOW: "none", Level.WARN: "warning", Level.DENY: "error"}
+
+
+def information_uri() -> str:
+    """``tool.driver.informationUri``: the project has no published home page, so this is
+    the ``file:`` URI of the installed rule documentation directory (where each rule's
+    ``helpUri`` points), falling back to the package directory when the docs are missing."""
+    try:
+        return data_dir("docs/rules").as_uri()
+    except FileNotFoundError:
+        return Path(__file__).resolve().parents[2].as_uri()
+
+
+def _help_uri(rule: str) -> str | None:
+    try:
+        return rule_doc_path(rule).as_uri()
+    except FileNotFoundError:
+        return None
+
+
+def _artifact_location(src: SourcePath) -> dict[str, Any]:
+    if src.relative is not None:
+        return {"uri": urllib.parse.quote(src.relative, safe="/", errors="surrogateescape"), "uriBaseId": SRCROOT}
+    return {"uri": src.absolute.as_uri()}
+
+
+def _region(fr: FileReport, span: Span) -> dict[str, int]:
+    loc = fr.location(span)
+    return {"startLine": loc.line, "startColumn": loc.column, "endLine": loc.end_line, "endColumn": loc.end_column}
+
+
+def _physical(fr: FileReport, span: Span) -> dict[str, Any]:
+    return {"artifactLocation": _artifact_location(fr.file), "region": _region(fr, span)}
+
+
+def _notification(n: Notice) -> dict[str, Any]:
+    out: dict[str, Any] = {"level": n.level, "message": {"text": n.text}}
+    if n.file is not None:
+        out["locations"] = [{"physicalLocation": {"artifactLocation": _artifact_location(n.file)}}]
+    return out
+
+
+def sarif_log(result: CheckResult) -> dict[str, Any]:
+    """The SARIF log object (a dict ready for ``json.dumps``)."""
+    rules = all_rules()
+    rule_index = {name: i for i, name in enumerate(rules)}
+    descriptors = []
+    for name, rule in rules.items():
+        d: dict[str, Any] = {
+            "id": name,
+            "shortDescription": {"text": rule.summary},
+            "defaultConfiguration": {"level": SARIF_LEVEL[rule.default_level]},
+        }
+        help_uri = _help_uri(name)
+        if help_uri is not None:
+            d["helpUri"] = help_uri
+        descriptors.append(d)
+
+    results = []
+    for fr, f in result.findings:
+        r: dict[str, Any] = {
+            "ruleId": f.rule,
+            "level": SARIF_LEVEL[f.level],
+            "message": {"text": f.message},
+            "locations": [{"physicalLocation": _physical(fr, f.span)}],
+        }
+        if f.rule in rule_index:
+            r["ruleIndex"] = rule_index[f.rule]
+        if f.related:
+            r["relatedLocations"] = [
+                {"id": i, "physicalLocation": _physical(fr, rel.span), "message": {"text": rel.message}}
+                for i, rel in enumerate(f.related)
+            ]
+        if f.fixes:
+            r["fixes"] = [
+                {
+                    "description": {"text": fix.title},
+                    "artifactChanges": [{
+                        "artifactLocation": _artifact_location(fr.file),
+                        "replacements": [
+                            {"deletedRegion": _region(fr, e.span), "insertedContent": {"text": e.new_text}}
+                            for e in fix.edits
+                        ],
+                    }],
+                }
+                for fix in f.fixes if fix.edits
+            ]
+        results.append(r)
+
+    run: dict[str, Any] = {
+        "tool": {"driver": {
+            "name": "offload-ls",
+            "version": __version__,
+            "informationUri": information_uri(),
+            "rules": descriptors,
+        }},
+        "originalUriBaseIds": {SRCROOT: {"uri": result.cwd.absolute().as_uri().rstrip("/") + "/"}},
+        "columnKind": "unicodeCodePoints",
+        "invocations": [{
+            "executionSuccessful": not result.failed,
+            "exitCode": result.exit_status,
+            "toolExecutionNotifications": [_notification(n) for n in result.notices],
+        }],
+        "results": results,
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def render(result: CheckResult) -> str:
+    """The SARIF log as indented JSON text."""
+    import json
+
+    return json.dumps(sarif_log(result), indent=2, ensure_ascii=False) + "\n"

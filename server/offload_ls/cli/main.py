@@ -1,0 +1,210 @@
+"""``offload-ls`` command line (argparse).
+
+Commands:
+
+- ``offload-ls`` / ``offload-ls serve [--stdio]``: the language server over stdin/stdout
+  (``--stdio``, which editors' clients append, is accepted and changes nothing).
+- ``offload-ls check PATH... [--format text|json|sarif] [--output FILE]
+  [--deny RULE] [--warn RULE] [--allow RULE] [--max-file-bytes N]``: lint files for CI and
+  pre-commit (see :mod:`offload_ls.cli.check`).
+- ``offload-ls rules [--format text|json]``: every rule with its default level and summary.
+- ``offload-ls doctor|build|run``: the toolchain and GPU commands of
+  :mod:`offload_ls.cli.toolchain_cmds` (registered when that module imports).
+- ``offload-ls --version``.
+
+Exit status: 0 success; 1 ``check`` printed a ``deny``-level finding; 2 usage error, a path
+that cannot be read, a failed analysis, or the server cannot start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from offload_ls import __version__
+from offload_ls.analysis.model import Level
+from offload_ls.cli.check import DEFAULT_MAX_FILE_BYTES, EXIT_ERROR, EXIT_OK, _write, check_paths
+
+PROG = "offload-ls"
+
+
+def _rule_name(value: str) -> str:
+    """argparse ``type`` for ``--deny/--warn/--allow``: a known rule name."""
+    from offload_ls.analysis.rules import all_rules
+
+    known = all_rules()
+    if value not in known:
+        raise argparse.ArgumentTypeError(f"unknown rule `{value}` (known rules: {', '.join(known)})")
+    return value
+
+
+def _positive_int(value: str) -> int:
+    try:
+        n = int(value, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {value!r}") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {n}")
+    return n
+
+
+class _LevelAction(argparse.Action):
+    """Append ``(rule, level)`` to one list so that the last flag for a rule wins,
+    whatever its kind (like clippy's ``-D``/``-W``/``-A``)."""
+
+    def __init__(self, *args, level: Level, **kwargs) -> None:
+        self.level = level
+        super().__init__(*args, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        current = list(getattr(namespace, self.dest, None) or [])
+        current.append((values, self.level))
+        setattr(namespace, self.dest, current)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``offload-ls`` argument parser (subcommands ``serve``, ``check``, ``rules``)."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Language server and linter for GPU kernels written in Rust "
+                    "(rustc -Zoffload, Rust-CUDA, rust-gpu, CubeCL). "
+                    "Without a command, runs the language server over stdio.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("--stdio", action="store_true", help=argparse.SUPPRESS)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    serve = sub.add_parser("serve", help="run the language server over stdio (the default)",
+                           description="Run the language server, speaking LSP over stdin/stdout.")
+    serve.add_argument("--stdio", action="store_true",
+                       help="accepted for editors that pass it; stdio is the only transport")
+
+    check = sub.add_parser(
+        "check", help="lint .rs files and report findings",
+        description="Lint Rust files: each PATH is a .rs file or a directory (every .rs file "
+                    "below it, skipping target/). Rule levels: defaults < Cargo.toml "
+                    "[package|workspace.metadata.offload-ls] < --warn/--deny/--allow. "
+                    "Exit status 1 when a deny-level finding exists, 2 on errors.",
+    )
+    check.add_argument("paths", nargs="+", metavar="PATH", help=".rs file, crate or directory")
+    check.add_argument("--format", choices=("text", "json", "sarif"), default="text",
+                       help="output format (default: text)")
+    check.add_argument("-o", "--output", metavar="FILE",
+                       help="write the report to FILE instead of standard output")
+    for flags, level, what in ((("-D", "--deny"), Level.DENY, "an error (exit status 1)"),
+                               (("-W", "--warn"), Level.WARN, "a warning"),
+                               (("-A", "--allow"), Level.ALLOW, "off")):
+        check.add_argument(*flags, dest="levels", metavar="RULE", type=_rule_name, action=_LevelAction,
+                           level=level, default=[],
+                           help=f"make RULE {what}; repeatable, the last flag for a rule wins")
+    check.add_argument("--max-file-bytes", type=_positive_int, default=DEFAULT_MAX_FILE_BYTES, metavar="N",
+                       help=f"skip files larger than N bytes (default: {DEFAULT_MAX_FILE_BYTES})")
+    check.add_argument("-v", "--verbose", action="store_true",
+                       help="show tracebacks when the analysis of a file fails")
+
+    rules = sub.add_parser("rules", help="list the lint rules",
+                           description="List every rule with its default level and summary.")
+    rules.add_argument("--format", choices=("text", "json"), default="text",
+                       help="output format (default: text)")
+
+    toolchain = _toolchain_commands()
+    if toolchain is not None:
+        toolchain.add_doctor(sub)
+        toolchain.add_build(sub)
+        toolchain.add_run(sub)
+    return parser
+
+
+def _toolchain_commands():
+    """:mod:`offload_ls.cli.toolchain_cmds`, or ``None`` if it cannot be imported (then
+    ``doctor``/``build``/``run`` are absent and the lint commands still work)."""
+    try:
+        from offload_ls.cli import toolchain_cmds
+    except ImportError:
+        return None
+    return toolchain_cmds
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit status.
+
+    argparse's own exits (``--help``, ``--version``, usage errors) are returned as statuses
+    rather than raised, so callers and tests can run it in-process.
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (EXIT_OK if exc.code is None else EXIT_ERROR)
+    if args.command in (None, "serve"):
+        return serve()
+    if args.command == "rules":
+        return rules_command(args.format)
+    if args.command == "check":
+        return check_command(args)
+    toolchain = _toolchain_commands()
+    assert toolchain is not None  # the parser only knows these commands when it imported
+    return {"doctor": toolchain.doctor_command, "build": toolchain.build_command,
+            "run": toolchain.run_command}[args.command](args)
+
+
+def serve() -> int:
+    """Start the language server over stdio; returns 2 if it cannot be imported."""
+    try:
+        from offload_ls.lsp.server import serve_stdio
+    except ImportError as exc:
+        _write(sys.stderr, f"{PROG}: error: the language server is not available ({exc}); "
+                           f"`{PROG} check` and `{PROG} rules` still work\n")
+        return EXIT_ERROR
+    serve_stdio()
+    return EXIT_OK
+
+
+def rules_command(fmt: str) -> int:
+    """Print every rule (name, default level, summary) as an aligned table or JSON."""
+    from offload_ls.analysis.rules import all_rules
+    from offload_ls.resources import rule_doc_path
+
+    rules = all_rules()
+    if fmt == "json":
+        items = []
+        for name, rule in rules.items():
+            try:
+                doc: str | None = rule_doc_path(name).as_uri()
+            except FileNotFoundError:
+                doc = None
+            items.append({"name": name, "default_level": rule.default_level.value,
+                          "summary": rule.summary, "doc": doc})
+        _write(sys.stdout, json.dumps(items, indent=2, ensure_ascii=False) + "\n")
+        return EXIT_OK
+    width = max((len(n) for n in rules), default=4)
+    lines = [f"{'RULE':<{width}}  {'DEFAULT':<7}  SUMMARY"]
+    lines += [f"{name:<{width}}  {rule.default_level.value:<7}  {rule.summary}" for name, rule in rules.items()]
+    _write(sys.stdout, "\n".join(lines) + "\n")
+    return EXIT_OK
+
+
+def check_command(args: argparse.Namespace) -> int:
+    """``check``: analyse, render in the chosen format, write to stdout or ``--output``."""
+    from offload_ls.cli.formats import renderer
+
+    overrides = dict(args.levels)  # later flags for the same rule win
+    result = check_paths(args.paths, overrides, max_file_bytes=args.max_file_bytes, verbose=args.verbose)
+    text = renderer(args.format)(result)
+    status = result.exit_status
+    if args.output in (None, "-"):
+        _write(sys.stdout, text)
+        return status
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _write(sys.stderr, f"{PROG}: error: {args.output}: {exc.strerror or exc}\n")
+        return EXIT_ERROR
+    return status
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m offload_ls` is the supported way
+    raise SystemExit(main())
