@@ -1,0 +1,156 @@
+/**
+ * Which command starts the language server: pure logic over injected probes, no `vscode`
+ * import (unit-tested in test/serverCommand.test.ts; the real probes are in probe.ts).
+ *
+ * Order: `offload-ls.server.path` if set (run as `<path> serve`), else
+ * `offload-ls.server.python` if set (`<python> -m offload_ls serve`), else `offload-ls` on
+ * PATH, then `python3 -m offload_ls`, then `python -m offload_ls`. A candidate counts when
+ * it is an executable file and `<candidate> --version` (`<python> -m offload_ls --version`)
+ * exits 0 within the timeout: a leftover shim or an interpreter without the package does not.
+ * A setting that is set but does not work is an error; there is no fallback behind it.
+ */
+
+/** The install hint shown when no server is found. */
+export const INSTALL_HINT = "pip install offload-ls (or pip install -e . in an offload-ls checkout)";
+
+/** The `server` settings of the extension (`offload-ls.server.path` / `.python`). */
+export interface ServerConfig {
+  path?: string | null;
+  python?: string | null;
+}
+
+/** The outcome of running a program. `code` is `null` when it could not run or timed out. */
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The effects the resolution needs, injected so that tests can fake them. */
+export interface Probes {
+  /** The absolute path of an executable file: `cmd` is a path (absolute, relative or
+   * `~/...`) or a name looked up on PATH. `undefined` if there is no such executable. */
+  which(cmd: string): Promise<string | undefined>;
+  /** Run `command` with `args` (an argv list, never a shell), killed after `timeoutMs`. */
+  run(command: string, args: readonly string[], timeoutMs: number): Promise<RunResult>;
+}
+
+/** How to start the server. */
+export interface ServerCommand {
+  ok: true;
+  /** absolute path of the program */
+  command: string;
+  args: string[];
+  /** e.g. `offload-ls (PATH: /usr/bin/offload-ls)`: for the log */
+  description: string;
+}
+
+/** Why no server could be started: `message` is for an error notification. */
+export interface NoServer {
+  ok: false;
+  message: string;
+  /** one line per candidate tried, with what was wrong */
+  tried: string[];
+}
+
+export type Resolution = ServerCommand | NoServer;
+
+/** Milliseconds each `--version` check may take. */
+export const VERSION_TIMEOUT_MS = 20_000;
+
+const DEFAULT_PYTHONS = ["python3", "python"];
+
+function nonEmpty(value: string | null | undefined): string | undefined {
+  const v = value?.trim();
+  return v ? v : undefined;
+}
+
+function lastLine(text: string): string {
+  const lines = text.trim().split(/\r?\n/);
+  return lines[lines.length - 1] ?? "";
+}
+
+function failure(result: RunResult): string {
+  const why = lastLine(result.stderr) || lastLine(result.stdout);
+  const status = result.code === null ? "did not finish" : `exit status ${result.code}`;
+  return why ? `${status}: ${why}` : status;
+}
+
+/** Check one candidate: its absolute path, and what is wrong with it (if anything). */
+async function check(
+  probes: Probes,
+  program: string,
+  versionArgs: string[],
+): Promise<{ path?: string; problem?: string }> {
+  const path = await probes.which(program);
+  if (path === undefined) {
+    return { problem: "not found (no executable file of that name on PATH or at that path)" };
+  }
+  const result = await probes.run(path, versionArgs, VERSION_TIMEOUT_MS);
+  if (result.code !== 0) {
+    return { path, problem: `\`${[path, ...versionArgs].join(" ")}\` failed (${failure(result)})` };
+  }
+  return { path };
+}
+
+function noServer(headline: string, tried: string[]): NoServer {
+  return {
+    ok: false,
+    tried,
+    message:
+      `${headline} Install the server: ${INSTALL_HINT}, ` +
+      `or set offload-ls.server.path (a command) or offload-ls.server.python (an interpreter). ` +
+      `Tried: ${tried.join("; ")}.`,
+  };
+}
+
+/** Resolve the server command from the settings.
+ *
+ * @param config `offload-ls.server.path` / `offload-ls.server.python` (empty = unset).
+ * @param probes `which` and `run` (see probe.ts for the real ones).
+ * @returns the command and arguments, or why none works (with the install hint).
+ */
+export async function resolveServerCommand(config: ServerConfig, probes: Probes): Promise<Resolution> {
+  const path = nonEmpty(config.path);
+  if (path !== undefined) {
+    const r = await check(probes, path, ["--version"]);
+    if (r.problem !== undefined) {
+      return noServer(`offload-ls.server.path is "${path}", which does not work.`, [`${path}: ${r.problem}`]);
+    }
+    return { ok: true, command: r.path!, args: ["serve"], description: `offload-ls.server.path: ${r.path}` };
+  }
+  const python = nonEmpty(config.python);
+  if (python !== undefined) {
+    const r = await check(probes, python, ["-m", "offload_ls", "--version"]);
+    if (r.problem !== undefined) {
+      return noServer(`offload-ls.server.python is "${python}", which cannot run offload_ls.`, [
+        `${python} -m offload_ls: ${r.problem}`,
+      ]);
+    }
+    return {
+      ok: true,
+      command: r.path!,
+      args: ["-m", "offload_ls", "serve"],
+      description: `offload-ls.server.python: ${r.path} -m offload_ls`,
+    };
+  }
+  const tried: string[] = [];
+  const script = await check(probes, "offload-ls", ["--version"]);
+  if (script.problem === undefined) {
+    return { ok: true, command: script.path!, args: ["serve"], description: `offload-ls on PATH: ${script.path}` };
+  }
+  tried.push(`offload-ls: ${script.problem}`);
+  for (const interpreter of DEFAULT_PYTHONS) {
+    const r = await check(probes, interpreter, ["-m", "offload_ls", "--version"]);
+    if (r.problem === undefined) {
+      return {
+        ok: true,
+        command: r.path!,
+        args: ["-m", "offload_ls", "serve"],
+        description: `${interpreter} on PATH: ${r.path} -m offload_ls`,
+      };
+    }
+    tried.push(`${interpreter} -m offload_ls: ${r.problem}`);
+  }
+  return noServer("The offload-ls language server was not found.", tried);
+}

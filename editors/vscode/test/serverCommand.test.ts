@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { INSTALL_HINT, resolveServerCommand, VERSION_TIMEOUT_MS, type Probes, type RunResult } from "../src/serverCommand";
+
+/** Fake probes: `files` maps a name or path to its absolute path; `results` maps
+ * `"<abs> <args...>"` to the run result (absent: exit 0). Records every call. */
+function fake(files: Record<string, string>, results: Record<string, RunResult> = {}) {
+  const calls: string[] = [];
+  const probes: Probes = {
+    async which(cmd) {
+      calls.push(`which ${cmd}`);
+      return files[cmd];
+    },
+    async run(command, args, timeoutMs) {
+      assert.equal(timeoutMs, VERSION_TIMEOUT_MS);
+      const key = [command, ...args].join(" ");
+      calls.push(`run ${key}`);
+      return results[key] ?? { code: 0, stdout: "offload-ls 0.1.0\n", stderr: "" };
+    },
+  };
+  return { probes, calls };
+}
+
+const noModule: RunResult = {
+  code: 1,
+  stdout: "",
+  stderr: "Traceback (most recent call last):\n  ...\n/usr/bin/python3: No module named offload_ls\n",
+};
+
+test("default: offload-ls on PATH, checked with --version", async () => {
+  const { probes, calls } = fake({ "offload-ls": "/usr/local/bin/offload-ls" });
+  const r = await resolveServerCommand({}, probes);
+  assert.deepEqual(r, {
+    ok: true,
+    command: "/usr/local/bin/offload-ls",
+    args: ["serve"],
+    description: "offload-ls on PATH: /usr/local/bin/offload-ls",
+  });
+  assert.deepEqual(calls, ["which offload-ls", "run /usr/local/bin/offload-ls --version"]);
+});
+
+test("default: python3 -m offload_ls when offload-ls is not on PATH", async () => {
+  const { probes, calls } = fake({ python3: "/usr/bin/python3" });
+  const r = await resolveServerCommand({ path: null, python: "" }, probes);
+  assert.deepEqual(r, {
+    ok: true,
+    command: "/usr/bin/python3",
+    args: ["-m", "offload_ls", "serve"],
+    description: "python3 on PATH: /usr/bin/python3 -m offload_ls",
+  });
+  assert.deepEqual(calls, ["which offload-ls", "which python3", "run /usr/bin/python3 -m offload_ls --version"]);
+});
+
+test("default: a broken offload-ls shim and a python3 without the package are skipped", async () => {
+  const { probes } = fake(
+    { "offload-ls": "/home/u/.pyenv/shims/offload-ls", python3: "/usr/bin/python3", python: "/opt/py/bin/python" },
+    {
+      "/home/u/.pyenv/shims/offload-ls --version": { code: 127, stdout: "", stderr: "pyenv: offload-ls: command not found\n" },
+      "/usr/bin/python3 -m offload_ls --version": noModule,
+    },
+  );
+  const r = await resolveServerCommand({}, probes);
+  assert.equal(r.ok, true);
+  assert.deepEqual(r.ok && [r.command, ...r.args], ["/opt/py/bin/python", "-m", "offload_ls", "serve"]);
+});
+
+test("nothing works: an error with every candidate and the install command", async () => {
+  const { probes } = fake({ python3: "/usr/bin/python3" }, { "/usr/bin/python3 -m offload_ls --version": noModule });
+  const r = await resolveServerCommand({}, probes);
+  assert.equal(r.ok, false);
+  if (r.ok) return;
+  assert.deepEqual(r.tried, [
+    "offload-ls: not found (no executable file of that name on PATH or at that path)",
+    "python3 -m offload_ls: `/usr/bin/python3 -m offload_ls --version` failed (exit status 1: /usr/bin/python3: No module named offload_ls)",
+    "python -m offload_ls: not found (no executable file of that name on PATH or at that path)",
+  ]);
+  assert.equal(INSTALL_HINT, "pip install offload-ls (or pip install -e . in an offload-ls checkout)");
+  assert.equal(
+    r.message,
+    "The offload-ls language server was not found. Install the server: " +
+      "pip install offload-ls (or pip install -e . in an offload-ls checkout), " +
+      "or set offload-ls.server.path (a command) or offload-ls.server.python (an interpreter). " +
+      `Tried: ${r.tried.join("; ")}.`,
+  );
+});
+
+test("server.path wins over server.python and is run with serve", async () => {
+  const { probes, calls } = fake({ "~/bin/ols": "/home/u/bin/ols", "/opt/py": "/opt/py" });
+  const r = await resolveServerCommand({ path: " ~/bin/ols ", python: "/opt/py" }, probes);
+  assert.deepEqual(r, { ok: true, command: "/home/u/bin/ols", args: ["serve"], description: "offload-ls.server.path: /home/u/bin/ols" });
+  assert.deepEqual(calls, ["which ~/bin/ols", "run /home/u/bin/ols --version"]);
+});
+
+test("a server.path that does not exist is an error, with no fallback", async () => {
+  const { probes, calls } = fake({ "offload-ls": "/usr/bin/offload-ls" });
+  const r = await resolveServerCommand({ path: "/nope/offload-ls" }, probes);
+  assert.equal(r.ok, false);
+  assert.ok(!r.ok && r.message.startsWith('offload-ls.server.path is "/nope/offload-ls", which does not work. Install the server: pip install offload-ls'));
+  assert.deepEqual(!r.ok && r.tried, ["/nope/offload-ls: not found (no executable file of that name on PATH or at that path)"]);
+  assert.deepEqual(calls, ["which /nope/offload-ls"]);
+});
+
+test("server.python: -m offload_ls --version must succeed", async () => {
+  const ok = fake({ "/venv/bin/python": "/venv/bin/python" });
+  assert.deepEqual(await resolveServerCommand({ python: "/venv/bin/python" }, ok.probes), {
+    ok: true,
+    command: "/venv/bin/python",
+    args: ["-m", "offload_ls", "serve"],
+    description: "offload-ls.server.python: /venv/bin/python -m offload_ls",
+  });
+  const bad = fake({ "/usr/bin/python3": "/usr/bin/python3" }, { "/usr/bin/python3 -m offload_ls --version": noModule });
+  const r = await resolveServerCommand({ python: "/usr/bin/python3" }, bad.probes);
+  assert.deepEqual(!r.ok && r.tried, [
+    "/usr/bin/python3 -m offload_ls: `/usr/bin/python3 -m offload_ls --version` failed (exit status 1: /usr/bin/python3: No module named offload_ls)",
+  ]);
+  assert.ok(!r.ok && r.message.startsWith('offload-ls.server.python is "/usr/bin/python3", which cannot run offload_ls.'));
+  assert.deepEqual(bad.calls, ["which /usr/bin/python3", "run /usr/bin/python3 -m offload_ls --version"]);
+});
+
+test("a --version that does not finish counts as failed", async () => {
+  const { probes } = fake({ "/slow": "/slow" }, { "/slow --version": { code: null, stdout: "", stderr: "" } });
+  const r = await resolveServerCommand({ path: "/slow" }, probes);
+  assert.deepEqual(!r.ok && r.tried, ["/slow: `/slow --version` failed (did not finish)"]);
+});
