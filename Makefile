@@ -29,7 +29,14 @@ demo: setup
 	@echo "== offload-ls check examples/offload-kernels (a correct crate: no findings expected)"
 	@$(BIN)/offload-ls check examples/offload-kernels
 
+# The VS Code extension's checks (tsc, unit tests, stdio smoke test against this checkout's
+# server, .vsix packaging) run first when npm is available; pytest's summary comes last.
 test: setup
+	@if command -v npm >/dev/null 2>&1; then \
+	  echo "== editors/vscode: npm ci && npm test"; \
+	  (cd editors/vscode && npm ci --no-audit --no-fund && PATH="$(CURDIR)/$(BIN):$$PATH" npm test) || exit 1; \
+	elif [ "$${OFFLOAD_LS_REQUIRE_EDITORS:-0}" = 1 ]; then echo "npm is required (OFFLOAD_LS_REQUIRE_EDITORS=1)"; exit 1; \
+	else echo "== npm not found: skipping the VS Code extension's tests"; fi
 	$(BIN)/python -m pytest -q
 
 toolchain:
