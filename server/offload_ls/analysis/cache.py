@@ -64,6 +64,11 @@ class UnitResult:
     end: int
     by_rule: dict[str, object]
 
+    @property
+    def failed(self) -> list[str]:
+        """Rules that raised on this unit."""
+        return [name for name, v in self.by_rule.items() if v is FAILED]
+
     def at(self, start: int) -> UnitResult:
         """The same results for the unit now starting at ``start`` (spans inside the unit
         moved; spans elsewhere in the file, pinned by the cache key, kept)."""
@@ -71,9 +76,10 @@ class UnitResult:
         if d == 0:
             return self
         lo, hi = self.start, self.end
-        moved = {name: v if v is FAILED else tuple(shift.finding(f, d, lo, hi) for f in v)  # type: ignore[union-attr]
+        moved = {name: v if v is FAILED or not v else tuple(shift.finding(f, d, lo, hi) for f in v)  # type: ignore[union-attr]
                  for name, v in self.by_rule.items()}
         return UnitResult(start, self.end + d, moved)
+
 
 
 @dataclass
@@ -95,17 +101,19 @@ class CacheStats:
 
 @dataclass
 class LastRun:
-    """The previous analysis of this document (the fast path compares against it)."""
+    """The previous analysis of this document, unit by unit (the engine's fast path starts
+    from it when the edited units' exports did not change)."""
 
-    active: tuple[str, ...]
+    active: tuple
     keys: list
     starts: list[int]
-    ends: list[int]
     summaries: list[UnitSummary]
     facts: object
     contexts: list
     results: list
     findings: list[list[Finding]]
+    positional: list[bool]
+    failed_units: set[int] = field(default_factory=set)
 
 
 class AnalysisCache:
@@ -133,15 +141,10 @@ class AnalysisCache:
         self.results.clear()
         self.last = None
 
-    def summary(self, key: Hashable, start: int) -> UnitSummary | None:
-        """The cached summary of the unit ``key`` now at byte ``start``, or ``None``."""
-        s = self.summaries.get(key)
-        if s is None:
-            return None
-        if s.start != start:  # type: ignore[attr-defined]
-            s = s.shifted(start - s.start)  # type: ignore[attr-defined]
-            self.summaries.put(key, s)
-        return s  # type: ignore[return-value]
+    def summary(self, key: Hashable) -> UnitSummary | None:
+        """The cached summary of the unit with cache key ``key`` (its offsets are those of
+        when it was made: analysis/facts.py adds how far the unit has moved)."""
+        return self.summaries.get(key)  # type: ignore[return-value]
 
     def result(self, key: Hashable, start: int) -> UnitResult | None:
         """Cached rule results of the unit (``key`` includes its context) now at ``start``."""

@@ -29,7 +29,8 @@ def file_facts(source: bytes, root: Node) -> FileFacts:
     """Facts of the whole file, computed now without a cache."""
     units = split_units(root, source)
     memo: dict[bytes, bool] = {}
-    return FileFacts([summarize(u, caps, source, memo) for u, caps in zip(units, unit_captures(units, root))])
+    summaries = [summarize(u, caps, source, memo) for u, caps in zip(units, unit_captures(units, root))]
+    return FileFacts([u.start for u in units], summaries)
 
 
 class FileContext:
@@ -38,16 +39,19 @@ class FileContext:
     Args:
         source: the file's bytes (UTF-8). root: the tree-sitter root node of its tree.
         facts: the file's facts (computed from ``source`` and ``root`` when omitted).
-        unit, summary: check only this unit (with its summary); omitted: the whole file.
+        unit, index: check only this unit, the ``index``-th of ``facts``; omitted: the
+            whole file.
     """
 
     def __init__(self, source: bytes, root: Node, facts: FileFacts | None = None,
-                 unit: Unit | None = None, summary: UnitSummary | None = None) -> None:
+                 unit: Unit | None = None, index: int | None = None) -> None:
         self.source = source
         self.root = root
         self._facts = facts
         self.unit = unit
-        self.summary = summary
+        self.index = index
+        #: the unit's summary (analysis/units.py), ``None`` for the whole file
+        self.summary: UnitSummary | None = facts.summaries[index] if facts is not None and index is not None else None
         self._fn_caps: dict[tuple[int, int], dict[str, dict[str, list[Node]]]] = {}
         self._kernels: list[Kernel] | None = None
         self._launches: list[Launch] | None = None
@@ -67,21 +71,22 @@ class FileContext:
     def kernels(self) -> list[Kernel]:
         """Kernels in the scope, in document order."""
         if self._kernels is None:
-            self._kernels = list(self.summary.kernels) if self.summary is not None else self.facts.kernels
+            self._kernels = list(self.facts.unit_kernels(self.index)) if self.index is not None else self.facts.kernels
         return self._kernels
 
     @property
     def launches(self) -> list[Launch]:
         """Launch sites in the scope, in document order."""
         if self._launches is None:
-            self._launches = list(self.summary.launches) if self.summary is not None else self.facts.launches
+            self._launches = (list(self.facts.unit_launches(self.index)) if self.index is not None
+                              else self.facts.launches)
         return self._launches
 
     @property
     def device_fns(self) -> list[DeviceFn]:
         """Device functions whose ``fn`` item is in the scope, kernels first."""
         if self._device_fns is None:
-            self._device_fns = (self.facts.device_fns_of(self.summary) if self.summary is not None
+            self._device_fns = (self.facts.device_fns_of(self.index) if self.index is not None
                                 else self.facts.device_fns)
         return self._device_fns
 

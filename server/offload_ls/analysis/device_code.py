@@ -108,49 +108,87 @@ def device_functions_from(fns, kernels: list[Kernel]) -> list[DeviceFn]:
     """Device-code function bodies, kernels first, each body once.
 
     Args:
-        fns: every function item of the file in document order, as records with
-            ``start``, ``end`` (byte offsets), ``name`` (``str`` or ``None``), ``body``
-            (:class:`Span` or ``None``), ``callees`` (names called in the body, each once,
-            in document order) and ``gated`` (under a device-only ``#[cfg]``), i.e.
-            analysis/units.py ``FnRec``.
+        fns: every function item of the file in document order, as analysis/units.py
+            ``FnRec`` records (offsets current).
         kernels: the file's kernels.
+    """
+    recs = [_FnView(f) for f in fns]
+    ks = [_KernelView(k) for k in kernels]
+    out = []
+    for fn, name, reason, kernel in device_graph(recs, ks).values():
+        if kernel is not None:
+            out.append(DeviceFn(name, Span(fn.start, fn.end), kernel.kernel.body_span, reason, kernel.kernel))
+        else:
+            out.append(DeviceFn(name, Span(fn.start, fn.end), fn.fn.body, reason))
+    return sorted(out, key=lambda d: (d.kernel is None, d.span.start))
+
+
+def device_graph(fns, kernels) -> dict:
+    """Which functions are device code, and why.
+
+    Args:
+        fns: every function item of the file in document order, as records with ``start``,
+            ``end`` (byte offsets), ``name`` (``str`` or ``None``), ``has_body``,
+            ``callees`` (names called in the body, each once, in document order) and
+            ``gated`` (under a device-only ``#[cfg]``).
+        kernels: the file's kernels in document order, as records with ``name``,
+            ``fn_start`` and ``has_body``.
+
+    Returns:
+        function start byte -> (function record, name, reason, kernel record or ``None``),
+        for each device function: (1) kernels, (2) functions under a device-only cfg,
+        (3) functions that device code calls by name, transitively.
 
     Raises:
-        AttributeError: a function under a device-only cfg has no name node (as before
-            this function worked on records; tree-sitter always gives one).
+        AttributeError: a function under a device-only cfg has no name node (tree-sitter
+            always gives one, possibly empty).
     """
     by_name: dict[str, list] = {}
     for fn in fns:
         if fn.name is not None:
             by_name.setdefault(fn.name, []).append(fn)
 
-    result: dict[int, DeviceFn] = {}
+    result: dict[int, tuple] = {}
     queue: list[tuple[object, str]] = []
     fn_at = {fn.start: fn for fn in fns}
     for k in kernels:
         fn = fn_at.get(k.fn_start)
-        if fn is not None and k.body_span is not None:
-            result[fn.start] = DeviceFn(k.name, Span(fn.start, fn.end), k.body_span, "kernel", k)
+        if fn is not None and k.has_body:
+            result[fn.start] = (fn, k.name, "kernel", k)
             queue.append((fn, f"called from kernel `{k.name}`"))
 
     for fn in fns:
-        if fn.gated and fn.start not in result and fn.body is not None:
+        if fn.gated and fn.start not in result and fn.has_body:
             if fn.name is None:
                 raise AttributeError("function item without a name")
-            name = fn.name
-            result[fn.start] = DeviceFn(name, Span(fn.start, fn.end), fn.body, "under a device-only #[cfg]")
-            queue.append((fn, f"called from device function `{name}`"))
+            result[fn.start] = (fn, fn.name, "under a device-only #[cfg]", None)
+            queue.append((fn, f"called from device function `{fn.name}`"))
 
     while queue:
         fn, why = queue.pop()
-        if fn.body is None:
+        if not fn.has_body:
             continue
         # Each called name once: a body can hold thousands of calls to the same name
         # (and nested functions' bodies repeat them), each matching every same-named fn.
         for name in fn.callees:
             for target in by_name.get(name, ()):
-                if target.start in result or target.body is None:
+                if target.start in result or not target.has_body:
                     continue
-                result[target.start] = DeviceFn(name, Span(target.start, target.end), target.body, why)
+                result[target.start] = (target, name, why, None)
                 queue.append((target, f"called from device function `{name}`"))
-    return sorted(result.values(), key=lambda d: (d.kernel is None, d.span.start))
+    return result
+
+
+class _FnView:
+    __slots__ = ("fn", "start", "end", "name", "has_body", "callees", "gated")
+
+    def __init__(self, fn) -> None:
+        self.fn, self.start, self.end, self.name = fn, fn.start, fn.end, fn.name
+        self.has_body, self.callees, self.gated = fn.body is not None, fn.callees, fn.gated
+
+
+class _KernelView:
+    __slots__ = ("kernel", "name", "fn_start", "has_body")
+
+    def __init__(self, k: Kernel) -> None:
+        self.kernel, self.name, self.fn_start, self.has_body = k, k.name, k.fn_start, k.body_span is not None

@@ -18,24 +18,17 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from offload_ls.analysis import shift
 from offload_ls.analysis.cache import FAILED, AnalysisCache, CacheStats, LastRun, UnitResult
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.device_code import DeviceFn
-from offload_ls.analysis.facts import FileFacts
+from offload_ls.analysis.facts import DeviceInfo, FileFacts
 from offload_ls.analysis.model import Finding, Kernel, Launch, Level
 from offload_ls.analysis.rules import Rule, all_rules
-from offload_ls.analysis.rules.heap_owning_kernel_arg import HEAP_NAMES
-from offload_ls.analysis.rules.host_only_api_in_kernel import ALLOC_MACROS, HEAP_TYPES, PRINT_MACROS
 from offload_ls.analysis.suppress import SuppressionIndex, suppressions_from
 from offload_ls.analysis.units import Unit, UnitSummary, split_units, summarize, unit_captures
 from offload_ls.syntax.parse import parse
 
 log = logging.getLogger(__name__)
-
-#: Names whose local definition (``struct Vec``, ``macro_rules! println``) changes what
-#: host_only_api_in_kernel reports.
-_HOST_ONLY_NAMES = PRINT_MACROS | ALLOC_MACROS | HEAP_TYPES
-
 
 @dataclass(frozen=True)
 class FileAnalysis:
@@ -76,28 +69,71 @@ def analyze_tree(source: bytes, root: Node, levels: Mapping[str, Level] | None =
     c = cache if cache is not None else AnalysisCache()
     stats = c.stats = CacheStats()
     units = split_units(root, source)
-    stats.units = len(units)
+    n = stats.units = len(units)
+    starts = [u.start for u in units]
+    last = c.last if c.last is not None and c.last.active == signature else None
 
-    run = _fast_path(c.last, signature, units, root, source, c, stats)
-    if run is None:
-        summaries = _summaries(units, range(len(units)), root, source, c, stats)
-        facts = FileFacts(summaries)
-        contexts: list = [None] * len(units)
-        results: list = [None] * len(units)
-        found: list[list[Finding]] = [[] for _ in units]
-        todo = range(len(units))
+    # Units whose bytes are those of a unit of the previous analysis: the common prefix
+    # and suffix of the two unit lists (an edit changes, adds or removes units in one place).
+    old_of = [-1] * n
+    p = q = 0
+    if last is not None:
+        keys, old_keys = [u.key for u in units], last.keys
+        m = len(old_keys)
+        p = 0
+        while p < n and p < m and keys[p] is not None and keys[p] == old_keys[p]:
+            p += 1
+        q = 0
+        while q < n - p and q < m - p and keys[n - 1 - q] is not None and keys[n - 1 - q] == old_keys[m - 1 - q]:
+            q += 1
+        for k in range(p):
+            old_of[k] = k
+        for k in range(q):
+            old_of[n - 1 - k] = m - 1 - k
+    summaries: list = [last.summaries[o] if o >= 0 else None for o in old_of] if last is not None else [None] * n
+    fresh_idx = [i for i in range(n) if old_of[i] < 0]
+    for i, s in zip(fresh_idx, _summaries(units, fresh_idx, root, source, c, stats)):
+        summaries[i] = s
+
+    contexts: list = [None] * n
+    results: list = [None] * n
+    found: list[list[Finding]] = [[] for _ in range(n)]
+    positional = [False] * n
+    failed_units: set[int] = set()
+    todo: list[int] = []
+    if last is None:
+        facts = FileFacts(starts, summaries)
+        todo = list(range(n))
     else:
-        summaries, facts, contexts, results, found, todo = run
-        stats.fast_path = True
+        facts, affected = _plan(last, units, starts, summaries, p, q, stats)
+        for i in range(n):
+            o = old_of[i]
+            if o < 0 or last.positional[o] or affected(i, o):
+                todo.append(i)
+                continue
+            contexts[i], results[i] = last.contexts[o], last.results[o]
+            if o in last.failed_units:
+                failed_units.add(i)
+            f = last.findings[o]
+            if f and starts[i] != last.starts[o]:
+                # move the unit's findings (its cached results stay where they were computed:
+                # they are moved from there when used)
+                lo = last.starts[o]
+                hi = lo + units[i].end - units[i].start
+                f = [shift.finding(x, starts[i] - lo, lo, hi) for x in f]
+            found[i] = f
 
+    wanted_by_holds: dict = {}
     for i in todo:
-        unit, s = units[i], summaries[i]
-        contexts[i], results[i], found[i] = _check_unit(unit, s, facts, active, root, source, c, stats)
+        contexts[i], results[i], found[i], positional[i] = _check_unit(i, units[i], facts, active, root, source,
+                                                                      c, stats, wanted_by_holds)
+        if results[i] is not None and results[i].failed:
+            failed_units.add(i)
 
-    c.last = LastRun(signature, [u.key for u in units], [u.start for u in units], [u.end for u in units],
-                     summaries, facts, contexts, results, found)
-
-    failed = {name for r in results if r is not None for name, v in r.by_rule.items() if v is FAILED}
+    c.last = LastRun(signature, [u.key for u in units], starts, summaries, facts, contexts, results, found,
+                     positional, failed_units)
+    # a rule that raised on any unit reports nothing for the file (as when it ran on the whole file)
+    failed = {name for i in failed_units for name in results[i].failed}
     index = SuppressionIndex(suppressions_from(facts.comments, source))
     findings = [f for unit_findings in found for f in unit_findings
                 if f.rule not in failed and not (index and index.covers(f))]
@@ -121,7 +157,7 @@ def _summaries(units: list[Unit], indices, root: Node, source: bytes, c: Analysi
     missing: list[int] = []
     for i in indices:
         u = units[i]
-        s = c.summary(u.key, u.start) if u.key is not None else None
+        s = c.summary(u.key) if u.key is not None else None
         if s is None:
             missing.append(len(out))
         out.append(s)
@@ -138,56 +174,108 @@ def _summaries(units: list[Unit], indices, root: Node, source: bytes, c: Analysi
     return out
 
 
-def _fast_path(last: LastRun | None, signature, units: list[Unit], root: Node, source: bytes,
-               c: AnalysisCache, stats: CacheStats):
-    """The previous analysis's facts and results, with only the changed units to check,
-    when every unit is where it was and no changed unit's summary changed (then the file's
-    facts are the same); ``None`` otherwise."""
-    if last is None or last.active != signature:
-        return None
-    n = len(units)
-    if len(last.keys) != n:
-        return None
-    changed = []
-    starts, ends, keys = last.starts, last.ends, last.keys
-    for i, u in enumerate(units):
-        if u.start != starts[i] or u.end != ends[i]:
-            return None
-        if u.key is None or u.key != keys[i]:
-            changed.append(i)
-    summaries = list(last.summaries)
-    if changed:
-        fresh = _summaries(units, changed, root, source, c, stats)
-        for i, s in zip(changed, fresh):
-            if s != summaries[i]:
-                return None
-    return summaries, last.facts, list(last.contexts), list(last.results), list(last.findings), changed
+def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[UnitSummary], p: int, q: int,
+          stats: CacheStats):
+    """The file's facts, and which units that kept their bytes must be checked again
+    because a fact their context reads changed: ``(facts, affected(i, o))`` for unit ``i``
+    that was unit ``o`` of the previous analysis. (Units whose context holds positions of
+    other units, and changed units, are always checked.)
+
+    When the changed units' exports (analysis/units.py) are those of the units they
+    replace, one for one, the facts are the previous ones except for where things are:
+    nothing is affected (the fast path). Otherwise the facts are compared channel by
+    channel, as :func:`unit_context` reads them.
+
+    Args:
+        p, q: the first ``p`` and last ``q`` units are those of the previous analysis."""
+    old: FileFacts = last.facts  # type: ignore[assignment]
+    n, m = len(units), len(last.keys)
+    same = n == m and all(summaries[i].exports == last.summaries[i].exports for i in range(p, n - q))
+    if same:
+        stats.fast_path = True
+        # one for one, in order: unit i is unit i of the previous analysis (n == m)
+        seed = {i: objs for i, objs in old._abs.items()
+                if (i < p or i >= n - q) and starts[i] == last.starts[i]}
+        facts = FileFacts(starts, summaries, device_info=old.device_info, abs_seed=seed)
+        return facts, lambda i, o: False
+    facts = FileFacts(starts, summaries)
+    new_info, old_info = facts.device_info, old.device_info
+    threads_old, threads_new = old._threads_by_kernel, facts._threads_by_kernel
+    single = {k for k in threads_old.keys() | threads_new.keys()
+              if threads_old.get(k) != threads_new.get(k) and old.single_thread(k) != facts.single_thread(k)}
+    names = (old.unsafe_names ^ facts.unsafe_names) | (old.fn_names ^ facts.fn_names)
+    kernel_wide = (old.shadowed_heap != facts.shadowed_heap or old.has_externs != facts.has_externs
+                   or old.has_statics != facts.has_statics)
+    device_wide = old.defined_host != facts.defined_host or old.has_statics != facts.has_statics
+    flags = (old.all_cuda, old.all_cube_checked) != (facts.all_cuda, facts.all_cube_checked)
+    cubecl = old.any_cubecl != facts.any_cubecl
+    sigs = {k for k in old._kernel_by_name.keys() | facts._kernel_by_name.keys()
+            if old.kernel_params_sig(k) != facts.kernel_params_sig(k)}
+
+    def affected(i: int, o: int) -> bool:
+        info = new_info[i]
+        if info != old_info[o]:
+            return True
+        s = summaries[i]
+        if s.kernels:
+            if kernel_wide or (single and any(k.name in single for k in s.kernels)):
+                return True
+            if names and s.callees & names:
+                return True
+            if cubecl and s.cube_launch:
+                return True
+        if info:
+            if device_wide or (flags and any(ki < 0 for _, _, _, ki in info)):
+                return True
+        return bool(sigs and s.launches and any(la.kernel in sigs for la in s.launches))
+
+    return facts, affected
 
 
-def _check_unit(unit: Unit, s: UnitSummary, facts: FileFacts, active, root: Node, source: bytes,
-                c: AnalysisCache, stats: CacheStats):
-    """(context key, results, findings with levels) of one unit."""
-    dfns = facts.device_fns_of(s) if s.fns else []
-    holds = set()
-    if s.kernels:
-        holds.add("kernels")
-    if dfns:
-        holds.add("device_fns")
-    if s.launches:
-        holds.add("launches")
-    if s.has_casts:
-        holds.add("casts")
-    wanted = [(name, rule, level) for name, rule, level in active if not rule.needs or rule.needs & holds]
+def _ok(v) -> tuple:
+    return () if v is None or v is FAILED else v
+
+
+def _with_level(f: Finding, level: Level) -> Finding:
+    return f if f.level is level else Finding(f.rule, f.span, f.message, level, f.fixes, f.related)
+
+
+_KERNELS, _DEVICE_FNS, _LAUNCHES, _CASTS = 1, 2, 4, 8
+_NEEDS = {"kernels": _KERNELS, "device_fns": _DEVICE_FNS, "launches": _LAUNCHES, "casts": _CASTS}
+
+
+def _wanted(active, holds: int) -> list:
+    """The active rules that can report something in a unit holding ``holds`` (bit set)."""
+    out = []
+    for name, rule, level in active:
+        needs = 0
+        for n in rule.needs:
+            needs |= _NEEDS[n]
+        if not rule.needs or needs & holds:
+            out.append((name, rule, level))
+    return out
+
+
+def _check_unit(i: int, unit: Unit, facts: FileFacts, active, root: Node, source: bytes,
+                c: AnalysisCache, stats: CacheStats, wanted_by_holds: dict):
+    """(context key, results, findings with levels, context holds positions) of unit ``i``."""
+    s = facts.summaries[i]
+    info = facts.device_info[i] if s.fns else ()
+    holds = (_KERNELS if s.kernels else 0) | (_DEVICE_FNS if info else 0) | \
+        (_LAUNCHES if s.launches else 0) | (_CASTS if s.has_casts else 0)
+    wanted = wanted_by_holds.get(holds)
+    if wanted is None:
+        wanted = wanted_by_holds[holds] = _wanted(active, holds)
     if not wanted:
-        return None, None, []
-    context = unit_context(unit, s, facts, dfns)
+        return None, None, [], False
+    context, positional = unit_context(unit, s, facts, info)
     key = (unit.key, context) if unit.key is not None else None
     cached = c.result(key, unit.start) if key is not None else None
     if cached is None:
         cached = UnitResult(unit.start, unit.end, {})
     missing = [(name, rule) for name, rule, _ in wanted if name not in cached.by_rule]
     if missing:
-        ctx = FileContext(source, root, facts, unit, s)
+        ctx = FileContext(source, root, facts, unit, i)
         by_rule = dict(cached.by_rule)
         for name, rule in missing:
             by_rule[name] = _run(rule, ctx)
@@ -195,14 +283,9 @@ def _check_unit(unit: Unit, s: UnitSummary, facts: FileFacts, active, root: Node
         if key is not None:
             c.results.put(key, cached)
         stats.checked.append((unit.start, unit.end))
-    out: list[Finding] = []
-    for name, _, level in wanted:
-        v = cached.by_rule[name]
-        if v is FAILED:
-            continue
-        for f in v:  # type: ignore[union-attr]
-            out.append(f if f.level is level else Finding(f.rule, f.span, f.message, level, f.fixes, f.related))
-    return context, cached, out
+    by_rule = cached.by_rule
+    out = [_with_level(f, level) for name, _, level in wanted if by_rule[name] for f in _ok(by_rule[name])]
+    return context, cached, out, positional
 
 
 def _run(rule: Rule, ctx: FileContext):
@@ -213,12 +296,20 @@ def _run(rule: Rule, ctx: FileContext):
         return FAILED
 
 
-def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, dfns: list[DeviceFn]) -> tuple:
+def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, info: DeviceInfo) -> tuple[tuple, bool]:
     """The facts of the rest of the file that the rules' findings in ``unit`` depend on:
     two analyses of the same unit bytes with equal contexts give equal findings (moved by
-    the unit's offset). Each part names the rules that read it."""
-    start = unit.start
+    the unit's offset). Each part names the rules that read it.
+
+    Args:
+        info: the unit's device functions (analysis/facts.py ``DeviceInfo``).
+
+    Returns:
+        (context, positional): ``positional`` when the context holds where something
+        outside the unit is (a declaration the findings point to, the last launch), so
+        that it must be computed again when other units move."""
     parts: list = []
+    positional = False
     if s.kernels:
         names = [k.name for k in s.kernels]
         # unindexed_kernel_write: are all launches of the kernel single-threaded?
@@ -227,40 +318,39 @@ def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, dfns: list[Device
         parts.append(s.callees & facts.unsafe_names)
         parts.append(s.callees & facts.fn_names)
         # heap_owning_kernel_arg: heap type names imported from another crate
-        parts.append(facts.shadowed & HEAP_NAMES)
+        parts.append(facts.shadowed_heap)
         # raw_pointer_kernel_param: host-side `extern` declarations of the kernels (the fix
         # edits them too; their spans are pinned here)
         if facts.has_externs:
             parts.append(tuple(tuple(facts.extern_decls_named(n)) for n in names))
+            positional = True
         # unchecked_thread_index: `#[cube(launch)]` counts only in a file with CubeCL kernels
         if s.cube_launch:
             parts.append(facts.any_cubecl)
-    if dfns:
+    if info:
         # unchecked_thread_index, host_only_api_in_kernel, static_mut_in_kernel, and
         # aliased_launch_args (casts in device code): which functions are device code, why
-        parts.append(tuple((d.span.start - start, d.name, d.reason) for d in dfns))
-        if any(d.kernel is None for d in dfns):
+        fns, base = s.fns, s.start
+        parts.append(tuple((fns[j].start - base, name, reason) for j, name, reason, _ in info))
+        if any(ki < 0 for _, _, _, ki in info):
             # host_only_api_in_kernel (helpers of Rust-CUDA kernels), unchecked_thread_index
             # (helpers of CubeCL checked kernels)
             parts.append((facts.all_cuda, facts.all_cube_checked))
         # host_only_api_in_kernel: std names the file defines itself
-        parts.append(facts.defined & _HOST_ONLY_NAMES)
-    if (s.kernels or dfns) and facts.has_statics:
+        parts.append(facts.defined_host)
+    if (s.kernels or info) and facts.has_statics:
         # static_mut_in_kernel, unsafe_in_kernel: module-level `static mut` items whose name
         # occurs in the unit, and where they are declared (the findings point there)
         text = unit.key[0] if unit.key is not None else b""
         parts.append(tuple((n, sp) for n, sp in facts.module_statics.items() if n.encode() in text))
         parts.append(True)
+        positional = True
     if s.launches:
         # aliased_launch_args: the parameters of the kernel each launch names
-        parts.append(tuple(_params_sig(facts.kernel_named(la.kernel)) if la.kernel else None for la in s.launches))
+        parts.append(tuple(facts.kernel_params_sig(la.kernel) if la.kernel else None for la in s.launches))
     if s.has_casts:
         # aliased_launch_args: casts after the file's last launch are not reported
+        start = unit.start
         parts.append(max(-1, min(facts.last_launch_end - start, unit.end - start + 1)))
-    return tuple(parts)
-
-
-def _params_sig(kernel: Kernel | None) -> tuple | None:
-    if kernel is None:
-        return None
-    return tuple((p.kind, p.transfer) for p in kernel.params)
+        positional = True
+    return tuple(parts), positional

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from offload_ls.analysis import shift
 from offload_ls.analysis.device_code import is_device_cfg
 from offload_ls.analysis.kernels import attributed_item, kernels_from_captures
 from offload_ls.analysis.launches import launches_from_captures
@@ -44,7 +43,6 @@ _SKIPPABLE = frozenset({"attribute_item", "line_comment", "block_comment"})
 _STD_ROOTS = frozenset({"std", "alloc", "core"})
 
 
-@dataclass(frozen=True, eq=False)
 class Unit:
     """One unit of the current tree.
 
@@ -56,19 +54,21 @@ class Unit:
             ``mod``'s ``declaration_list``).
         nodes: those children, in order (attributes, comments, then the item, if any).
         gate: an enclosing ``mod`` is under a device-only ``#[cfg]``.
-        key: the cache key: the unit's bytes, ``gate``, and the node types; ``None`` when
-            the unit holds a syntax error (never cached: an ERROR node's shape may depend
-            on the text around it).
+        key: the cache key: the unit's bytes, ``gate``, the node types, and for a ``mod``
+            header the length of the whole ``mod``; ``None`` when the unit holds a syntax
+            error (never cached: an ERROR node's shape may depend on the text around it).
         mod_body: for a ``mod`` header, its body (``declaration_list``), else ``None``.
     """
 
-    start: int
-    end: int
-    parent: Node
-    nodes: tuple[Node, ...]
-    gate: bool
-    key: tuple | None
-    mod_body: Node | None = None
+    __slots__ = ("start", "end", "parent", "nodes", "gate", "key", "mod_body")
+
+    def __init__(self, start: int, end: int, parent: Node, nodes: tuple[Node, ...], gate: bool,
+                 key: tuple | None, mod_body: Node | None = None) -> None:
+        self.start, self.end, self.parent, self.nodes = start, end, parent, nodes
+        self.gate, self.key, self.mod_body = gate, key, mod_body
+
+    def __repr__(self) -> str:
+        return f"Unit({self.start}, {self.end}, {[n.type for n in self.nodes]})"
 
 
 def split_units(root: Node, source: bytes) -> list[Unit]:
@@ -77,41 +77,55 @@ def split_units(root: Node, source: bytes) -> list[Unit]:
     Args:
         root: the tree's root node; source: the bytes it was parsed from."""
     out: list[Unit] = []
-    _split(root, root.children, False, source, out)
+    _split(root, root.children, False, source, out, root.has_error)
     return out
 
 
-def _split(parent: Node, children: list[Node], gate: bool, source: bytes, out: list[Unit]) -> None:
+def _split(parent: Node, children: list[Node], gate: bool, source: bytes, out: list[Unit],
+           errors: bool) -> None:
+    """Append the units of ``parent``'s ``children``; ``errors``: the tree has syntax
+    errors somewhere (else no node needs checking)."""
     pending: list[Node] = []
+    in_mod = parent.type == "declaration_list"
     for child in children:
         t = child.type
         if t in _SKIPPABLE:
             pending.append(child)
             continue
-        if t in ("{", "}") and parent.type == "declaration_list":
+        if in_mod and (t == "{" or t == "}"):
             if pending:
-                out.append(_unit(parent, pending, gate, source))
+                out.append(_unit(parent, pending, gate, source, errors))
                 pending = []
             continue
-        pending.append(child)
-        body = child.child_by_field_name("body") if t == "mod_item" else None
-        if body is not None and body.type == "declaration_list":
-            header = _unit(parent, pending, gate, source, mod_body=body)
-            out.append(header)
-            inner_gate = gate or any(_device_cfg_attr(n) for n in pending if n.type == "attribute_item")
-            _split(body, body.children, inner_gate, source, out)
-        else:
-            out.append(_unit(parent, pending, gate, source))
-        pending = []
+        if t == "mod_item":
+            body = child.child_by_field_name("body")
+            if body is not None and body.type == "declaration_list":
+                pending.append(child)
+                out.append(_unit(parent, pending, gate, source, errors, mod_body=body))
+                inner_gate = gate or any(_device_cfg_attr(n) for n in pending if n.type == "attribute_item")
+                _split(body, body.children, inner_gate, source, out, errors)
+                pending = []
+                continue
+        if pending:
+            pending.append(child)
+            out.append(_unit(parent, pending, gate, source, errors))
+            pending = []
+        else:  # the common case: an item alone
+            start, end = child.start_byte, child.end_byte
+            key = None if errors and child.has_error else (source[start:end], gate, (t,), 0)
+            out.append(Unit(start, end, parent, (child,), gate, key))
     if pending:
-        out.append(_unit(parent, pending, gate, source))
+        out.append(_unit(parent, pending, gate, source, errors))
 
 
-def _unit(parent: Node, nodes: list[Node], gate: bool, source: bytes, mod_body: Node | None = None) -> Unit:
+def _unit(parent: Node, nodes: list[Node], gate: bool, source: bytes, errors: bool,
+          mod_body: Node | None = None) -> Unit:
     start = nodes[0].start_byte
     last = nodes[-1]
     end = mod_body.start_byte if mod_body is not None else last.end_byte
-    if mod_body is None:
+    if not errors:
+        broken = False
+    elif mod_body is None:
         broken = any(n.has_error for n in nodes)
     else:
         broken = any(n.has_error for n in nodes[:-1]) or _header_has_error(last, mod_body)
@@ -181,7 +195,11 @@ class ExternDecl:
 
 @dataclass(frozen=True)
 class UnitSummary:
-    """What one unit contributes to the file's facts (all spans absolute, UTF-8 bytes).
+    """What one unit contributes to the file's facts.
+
+    Offsets are absolute UTF-8 byte offsets as of when the summary was made, when the unit
+    started at ``start``; a cached summary is reused for the same bytes elsewhere in the
+    file by adding the difference (analysis/facts.py does, only where a value is needed).
 
     Attributes:
         start, end: the unit's range when the summary was made.
@@ -196,6 +214,9 @@ class UnitSummary:
             comments. has_casts: holds a shared-to-mutable pointer cast
             (grammars/rust/shared_to_mut_casts.scm). cube_launch: ``fn_start`` of the
             functions marked ``#[cube(launch)]``.
+        exports: everything about the unit that other units' results can depend on,
+            without offsets (:func:`exports`): two versions of a unit with equal exports
+            leave the rest of the file's results as they were, except for where things are.
     """
 
     start: int
@@ -213,27 +234,27 @@ class UnitSummary:
     comments: tuple[CommentRec, ...]
     has_casts: bool
     cube_launch: tuple[int, ...]
+    exports: tuple = ()
 
-    def shifted(self, d: int) -> UnitSummary:
-        """The same summary with every offset moved by ``d`` bytes."""
-        if d == 0:
-            return self
-        sp = shift.span
-        return UnitSummary(
-            self.start + d, self.end + d,
-            tuple(shift.kernel(k, d) for k in self.kernels),
-            tuple(shift.launch(la, d) for la in self.launches),
-            tuple(FnRec(f.start + d, f.end + d, f.name, shift.opt_span(f.body, d), f.callees, f.gated)
-                  for f in self.fns),
-            tuple(StaticDecl(s.name, sp(s.span, d), s.module_level) for s in self.statics),
-            self.shadowed, self.defined, self.unsafe_names, self.fn_names, self.callees,
-            tuple(ExternDecl(e.name, tuple(None if p is None else ExternParam(p.type_text, p.kind, sp(p.type_span, d))
-                                           for p in e.params)) for e in self.extern_decls),
-            tuple(CommentRec(c.start + d, c.end + d, c.rules, None if c.target_end is None else c.target_end + d)
-                  for c in self.comments),
-            self.has_casts,
-            tuple(s + d for s in self.cube_launch),
-        )
+
+def exports(kernels, launches, fns, statics, shadowed, defined, unsafe_names, fn_names, externs,
+            cube_launch) -> tuple:
+    """The offset-free projection of a unit's facts that other units read (through
+    analysis/facts.py): kernel names, ecosystems, parameter kinds and map types, whether
+    each has a body and which function item it is, CubeCL checked mode; each function's
+    name, callees, device cfg and body; each launch's kernel and thread count; ``static
+    mut`` names; the name sets; ``extern`` declarations' parameter types."""
+    fn_index = {f.start: j for j, f in enumerate(fns)}
+    cube = set(cube_launch)
+    return (
+        tuple((k.name, k.ecosystem, tuple((p.kind, p.transfer) for p in k.params), k.body_span is not None,
+               fn_index.get(k.fn_start, -1), k.fn_start in cube) for k in kernels),
+        tuple((f.name, f.callees, f.gated, f.body is not None) for f in fns),
+        tuple((la.kernel, la.total_threads) for la in launches),
+        tuple((s.name, s.module_level) for s in statics),
+        shadowed, defined, unsafe_names, fn_names,
+        tuple((e.name, tuple(None if p is None else (p.type_text, p.kind) for p in e.params)) for e in externs),
+    )
 
 
 def unit_captures(units: list[Unit], root: Node) -> list[dict[str, dict[str, list[Node]]]]:
@@ -320,8 +341,11 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
     comments = tuple(c for c in (comment_record(n) for n in caps.get("suppressions", empty).get("comment", [])) if c)
     has_casts = bool(caps.get("shared_to_mut_casts", empty).get("cast"))
     cube = tuple(sorted(_cube_launch(markers)))
-    return UnitSummary(unit.start, unit.end, kernels, launches, tuple(fns), statics, shadowed, defined,
-                       unsafe_names, fn_names, callees, externs, comments, has_casts, cube)
+    fns_t = tuple(fns)
+    return UnitSummary(unit.start, unit.end, kernels, launches, fns_t, statics, shadowed, defined,
+                       unsafe_names, fn_names, callees, externs, comments, has_casts, cube,
+                       exports(kernels, launches, fns_t, statics, shadowed, defined, unsafe_names, fn_names,
+                               externs, cube))
 
 
 def _gated_ranges(cfg_caps: dict[str, list[Node]], memo: dict[bytes, bool]) -> list[tuple[int, int]]:

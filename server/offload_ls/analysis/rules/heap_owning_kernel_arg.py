@@ -23,6 +23,7 @@ from tree_sitter import Node
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.model import Finding, Kernel, Level, Param, Span
 from offload_ls.analysis.rules import Rule
+from offload_ls.analysis.std_names import BUFFERS, COLLECTIONS, HEAP_NAMES, POINTERS
 from offload_ls.syntax.parse import node_text
 from offload_ls.syntax.queries import matches
 
@@ -30,9 +31,6 @@ NAME = "heap_owning_kernel_arg"
 
 #: Roots of paths that name std's heap types (``std::vec::Vec``, ``alloc::boxed::Box``).
 STD_ROOTS = frozenset({"std", "alloc"})
-BUFFERS = frozenset({"Vec", "VecDeque", "BinaryHeap", "String", "CString", "OsString", "PathBuf"})
-POINTERS = frozenset({"Box", "Rc", "Arc"})
-COLLECTIONS = frozenset({"HashMap", "HashSet", "BTreeMap", "BTreeSet", "LinkedList"})
 _BYTE_STRINGS = frozenset({"String", "CString", "OsString", "PathBuf"})
 #: What the fixed-size part of a buffer type holds (std's layout: ``CString`` is a
 #: ``Box<[u8]>``, ``VecDeque`` a ring buffer); the others are a ``Vec`` inside.
@@ -101,11 +99,6 @@ def shadowed_names(root: Node) -> set[str]:
             if first not in STD_ROOTS | {"core"}:  # another crate, or the user's own `crate::..`
                 names.add(node_text(caps["use_name"][0]))
     return names
-
-
-#: Every name grammars/rust/heap_types.scm matches: a type whose text holds none of these
-#: (nor ``dyn``) holds no heap type.
-HEAP_NAMES = BUFFERS | POINTERS | COLLECTIONS
 
 
 def heap_nodes(root: Node, shadowed: set[str] | frozenset[str] | None = None) -> list[Node]:

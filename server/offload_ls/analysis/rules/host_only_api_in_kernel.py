@@ -26,14 +26,11 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.device_code import DeviceFn
 from offload_ls.analysis.model import Ecosystem, Finding, Level, Span
 from offload_ls.analysis.rules import Rule
+from offload_ls.analysis.std_names import ALLOC_MACROS, HEAP_TYPES, PRINT_MACROS
 from offload_ls.syntax.parse import node_text
 
 NAME = "host_only_api_in_kernel"
 
-PRINT_MACROS = frozenset({"println", "print", "eprintln", "eprint", "dbg"})
-ALLOC_MACROS = frozenset({"format", "vec"})
-HEAP_TYPES = frozenset({"Vec", "Box", "String", "Rc", "Arc", "HashMap", "HashSet", "BTreeMap",
-                        "BTreeSet", "VecDeque"})
 
 _PATHLIKE = {"scoped_identifier", "scoped_type_identifier", "scoped_use_list", "generic_type",
              "generic_function"}
