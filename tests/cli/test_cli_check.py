@@ -3,7 +3,11 @@ statuses, paths."""
 
 from __future__ import annotations
 
+import io
+
 from cli_helpers import FILL_MSG, FIXTURES, SCALE_N, SCALE_X, SCALE_X_HELP, only
+
+from offload_ls.cli.check import check_paths
 
 
 def test_text_output_exact_and_exit_0(cli, in_fixtures):
@@ -178,3 +182,25 @@ def test_current_directory_is_reported_relative(cli, in_fixtures):
     files = sorted({line.split(":")[0] for line in out.splitlines()[:-1] if not line.startswith("  ")})
     assert files == ["bad_metadata/src/lib.rs", "deny_crate/src/lib.rs", "plain_dir/kernel.rs", "warn_crate/src/lib.rs"]
     assert out.splitlines()[-1] == "1 error, 5 warnings in 5 files"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_counter_only_on_a_terminal_and_only_for_many_files(tmp_path):
+    for i in range(201):
+        (tmp_path / f"f{i:03}.rs").write_text("fn f() {}\n")
+    tty = _Terminal()
+    result = check_paths([tmp_path], stderr=tty, cwd=tmp_path)
+    assert len(result.files) == 201
+    shown = tty.getvalue()
+    assert shown.startswith("\rchecking [1/201]\rchecking [25/201]")
+    assert shown.endswith("\rchecking [200/201]\rchecking [201/201]\r\x1b[K")
+    pipe = io.StringIO()  # not a terminal: nothing
+    check_paths([tmp_path], stderr=pipe, cwd=tmp_path)
+    assert pipe.getvalue() == ""
+    few = _Terminal()  # a terminal, but few files: nothing
+    check_paths([tmp_path / "f000.rs"], stderr=few, cwd=tmp_path)
+    assert few.getvalue() == ""

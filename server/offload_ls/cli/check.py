@@ -191,15 +191,14 @@ class _LogRelay(logging.Handler):
                 exc = record.exc_info[1]
                 text += f" ({type(exc).__name__}: {_short(exc)})"
                 if self.verbose:
-                    text += "\n" + self.formatter_for_tb().formatException(record.exc_info).rstrip()
+                    text += "\n" + _TRACEBACK.formatException(record.exc_info).rstrip()
             level = "error" if record.levelno >= logging.ERROR else "warning"
             self.report(Notice(level, text, self.current))
         except Exception:  # noqa: BLE001 - logging must never break the run
             self.handleError(record)
 
-    @staticmethod
-    def formatter_for_tb() -> logging.Formatter:
-        return logging.Formatter()
+
+_TRACEBACK = logging.Formatter()
 
 
 def _short(exc: BaseException) -> str:
@@ -226,7 +225,8 @@ def check_paths(
         max_file_bytes: larger files are skipped with a note (bytes).
         verbose: include tracebacks of analysis failures in the notices.
         stderr: where notices are written as they happen (default ``sys.stderr``).
-        cwd: base of relative paths (default: the current directory).
+        cwd: the directory shown paths are relative to (default: the current directory;
+            relative ``paths`` are always opened from the current directory).
 
     Never raises for a bad path or file: each becomes a :class:`Notice`.
     """
@@ -237,8 +237,9 @@ def check_paths(
 
     def report(notice: Notice) -> None:
         line = notice.line()
-        if notice.file is None and line in seen_notices:
+        if line in seen_notices:
             return  # e.g. the same Cargo.toml problem for every file of a crate
+
         seen_notices.add(line)
         result.notices.append(notice)
         progress.clear()
