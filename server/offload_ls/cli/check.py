@@ -239,7 +239,6 @@ def check_paths(
         line = notice.line()
         if line in seen_notices:
             return  # e.g. the same Cargo.toml problem for every file of a crate
-
         seen_notices.add(line)
         result.notices.append(notice)
         progress.clear()
