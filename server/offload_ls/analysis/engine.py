@@ -204,13 +204,17 @@ def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[U
     single = {k for k in threads_old.keys() | threads_new.keys()
               if threads_old.get(k) != threads_new.get(k) and old.single_thread(k) != facts.single_thread(k)}
     names = (old.unsafe_names ^ facts.unsafe_names) | (old.fn_names ^ facts.fn_names)
-    kernel_wide = (old.shadowed_heap != facts.shadowed_heap or old.has_externs != facts.has_externs
-                   or old.has_statics != facts.has_statics)
-    device_wide = old.defined_host != facts.defined_host or old.has_statics != facts.has_statics
+    heap = old.shadowed_heap != facts.shadowed_heap
+    host = old.defined_host != facts.defined_host
     flags = (old.all_cuda, old.all_cube_checked) != (facts.all_cuda, facts.all_cube_checked)
     cubecl = old.any_cubecl != facts.any_cubecl
     sigs = {k for k in old._kernel_by_name.keys() | facts._kernel_by_name.keys()
             if old.kernel_params_sig(k) != facts.kernel_params_sig(k)}
+    # a `static mut` / `extern` declaration that appeared or went away (one that moved is
+    # in the context of the units that name it: they are `positional`)
+    statics = [n.encode() for n in old.module_statics.keys() ^ facts.module_statics.keys()]
+    externs = {k for k in old._externs.keys() | facts._externs.keys()
+               if _extern_types(old.extern_decls_named(k)) != _extern_types(facts.extern_decls_named(k))}
 
     def affected(i: int, o: int) -> bool:
         info = new_info[i]
@@ -218,18 +222,27 @@ def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[U
             return True
         s = summaries[i]
         if s.kernels:
-            if kernel_wide or (single and any(k.name in single for k in s.kernels)):
+            if heap or (single and any(k.name in single for k in s.kernels)):
                 return True
             if names and s.callees & names:
                 return True
             if cubecl and s.cube_launch:
                 return True
-        if info:
-            if device_wide or (flags and any(ki < 0 for _, _, _, ki in info)):
+            if externs and any(k.name in externs for k in s.kernels):
+                return True
+        if info and (host or (flags and any(ki < 0 for _, _, _, ki in info))):
+            return True
+        if statics and (s.kernels or info):
+            text = units[i].key[0] if units[i].key is not None else b""
+            if any(n in text for n in statics):
                 return True
         return bool(sigs and s.launches and any(la.kernel in sigs for la in s.launches))
 
     return facts, affected
+
+
+def _extern_types(decls) -> tuple:
+    return tuple((d.name, tuple(None if p is None else (p.type_text, p.kind) for p in d.params)) for d in decls)
 
 
 def _ok(v) -> tuple:
@@ -299,7 +312,7 @@ def _run(rule: Rule, ctx: FileContext):
 def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, info: DeviceInfo) -> tuple[tuple, bool]:
     """The facts of the rest of the file that the rules' findings in ``unit`` depend on:
     two analyses of the same unit bytes with equal contexts give equal findings (moved by
-    the unit's offset). Each part names the rules that read it.
+    the unit's offset). Each part is tagged, and names the rules that read it.
 
     Args:
         info: the unit's device functions (analysis/facts.py ``DeviceInfo``).
@@ -313,44 +326,48 @@ def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, info: DeviceInfo)
     if s.kernels:
         names = [k.name for k in s.kernels]
         # unindexed_kernel_write: are all launches of the kernel single-threaded?
-        parts.append(tuple(facts.single_thread(n) for n in names))
+        parts.append(("single", tuple(facts.single_thread(n) for n in names)))
         # unsafe_in_kernel: which called names are the file's unsafe / known functions
-        parts.append(s.callees & facts.unsafe_names)
-        parts.append(s.callees & facts.fn_names)
+        parts.append(("unsafe", s.callees & facts.unsafe_names, s.callees & facts.fn_names))
         # heap_owning_kernel_arg: heap type names imported from another crate
-        parts.append(facts.shadowed_heap)
+        parts.append(("heap", facts.shadowed_heap))
         # raw_pointer_kernel_param: host-side `extern` declarations of the kernels (the fix
-        # edits them too; their spans are pinned here)
+        # edits them too: their spans are part of the context)
         if facts.has_externs:
-            parts.append(tuple(tuple(facts.extern_decls_named(n)) for n in names))
-            positional = True
+            ext = tuple((n, tuple(d)) for n in names if (d := facts.extern_decls_named(n)))
+            if ext:
+                parts.append(("externs", ext))
+                positional = True
         # unchecked_thread_index: `#[cube(launch)]` counts only in a file with CubeCL kernels
         if s.cube_launch:
-            parts.append(facts.any_cubecl)
+            parts.append(("cube", facts.any_cubecl))
     if info:
         # unchecked_thread_index, host_only_api_in_kernel, static_mut_in_kernel, and
         # aliased_launch_args (casts in device code): which functions are device code, why
         fns, base = s.fns, s.start
-        parts.append(tuple((fns[j].start - base, name, reason) for j, name, reason, _ in info))
+        parts.append(("device", tuple((fns[j].start - base, name, reason) for j, name, reason, _ in info)))
         if any(ki < 0 for _, _, _, ki in info):
             # host_only_api_in_kernel (helpers of Rust-CUDA kernels), unchecked_thread_index
             # (helpers of CubeCL checked kernels)
-            parts.append((facts.all_cuda, facts.all_cube_checked))
+            parts.append(("helpers", facts.all_cuda, facts.all_cube_checked))
         # host_only_api_in_kernel: std names the file defines itself
-        parts.append(facts.defined_host)
+        parts.append(("host", facts.defined_host))
     if (s.kernels or info) and facts.has_statics:
         # static_mut_in_kernel, unsafe_in_kernel: module-level `static mut` items whose name
-        # occurs in the unit, and where they are declared (the findings point there)
+        # occurs in the unit, and where they are declared (the findings point there). A unit
+        # that names none gets the same findings whether the file has any or not.
         text = unit.key[0] if unit.key is not None else b""
-        parts.append(tuple((n, sp) for n, sp in facts.module_statics.items() if n.encode() in text))
-        parts.append(True)
-        positional = True
+        statics = tuple((n, sp) for n, sp in facts.module_statics.items() if n.encode() in text)
+        if statics:
+            parts.append(("statics", statics))
+            positional = True
     if s.launches:
         # aliased_launch_args: the parameters of the kernel each launch names
-        parts.append(tuple(facts.kernel_params_sig(la.kernel) if la.kernel else None for la in s.launches))
+        parts.append(("launches", tuple(facts.kernel_params_sig(la.kernel) if la.kernel else None
+                                        for la in s.launches)))
     if s.has_casts:
         # aliased_launch_args: casts after the file's last launch are not reported
         start = unit.start
-        parts.append(max(-1, min(facts.last_launch_end - start, unit.end - start + 1)))
+        parts.append(("casts", max(-1, min(facts.last_launch_end - start, unit.end - start + 1))))
         positional = True
     return tuple(parts), positional
