@@ -320,3 +320,38 @@ def test_neovim_runs_a_trusted_crate_and_shows_the_run(nvim, offload_toolchain, 
     progress = got["progress"]
     assert progress[0] == {"kind": "begin", "title": "offload-ls: Run", "message": "offload-kernels"}
     assert next(p for p in progress if p["kind"] == "end")["message"] == "ok"
+
+
+# ---------------------------------------------------------------------------- README setup
+
+def readme_blocks() -> list[str]:
+    """The Lua blocks of editors/neovim/README.md that follow a "test_neovim.py runs this
+    block" comment, in order."""
+    text = (ROOT / "editors" / "neovim" / "README.md").read_text()
+    blocks = re.findall(r"<!-- tests/editors/test_neovim\.py runs this block[^>]*-->\n```lua\n(.*?)```", text, re.S)
+    assert len(blocks) == 2, "README.md lost a tested block"
+    return blocks
+
+
+def test_neovim_readme_setup_for_0_8_to_0_10(nvim, tmp_path):
+    """The README's vim.lsp.start snippet (plus its LspAttach autocommand for code lenses and
+    inlay hints) as a user's init: the client starts, publishes, and the plugin's commands
+    find it although its name is "offload-ls", not "offload_ls"."""
+    start, attach = readme_blocks()
+    assert 'cmd = { "offload-ls" }' in start and "/path/to/offload-ls/editors/neovim" in start
+    setup = (start + "\n" + attach).replace("/path/to/offload-ls", str(ROOT))
+    cmd = server_cmd()
+    if cmd is not None:
+        setup = setup.replace('cmd = { "offload-ls" }', "cmd = " + "{ " + ", ".join(json.dumps(c) for c in cmd) + " }")
+    (tmp_path / "user_init.lua").write_text(setup)
+    crate = copy_crate(FIXTURE, tmp_path / "kernel-crate")
+    main_rs = crate / "src" / "main.rs"
+    got = run_nvim(nvim, tmp_path, {"scenario": "open", "file": str(main_rs),
+                                    "setup_file": str(tmp_path / "user_init.lua"), "client_name": "offload-ls"})
+    assert (got["client_name"], got["root_dir"], got["offset_encoding"]) == ("offload-ls", str(crate), "utf-8")
+    assert got["diagnostics"] == expected_diagnostics(main_rs.read_bytes(), {}, "utf-8")
+    assert [d["code"] for d in got["diagnostics"]] == ["raw_pointer_kernel_param", "unsafe_in_kernel",
+                                                       "unsafe_in_kernel"]
+    assert got["commands"]["OffloadRunReport"] == {"ok": False, "error": "no run yet: use offload-ls.run first"}
+    assert got["shown_codelens"] == ["▶ Run on GPU", "Build", "Build for GPU"]
+    assert got["inlay_hints_enabled"] is True

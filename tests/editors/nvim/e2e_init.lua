@@ -5,7 +5,9 @@
 -- The plan (JSON, path in $OFFLOAD_LS_NVIM_PLAN) gives:
 --   rtp: editors/neovim; cmd: server argv; file: the .rs file to open; encoding: the one
 --   position encoding to offer (or null for Neovim's default offer); settings: overrides of
---   the "offload-ls" section; scenario: "lint" (diagnostics, hover, code lenses, the
+--   the "offload-ls" section; setup_file + client_name: a Lua file that starts the client
+--   itself (instead of the shipped config) and the client's name; scenario: "open"
+--   (diagnostics and :OffloadRunReport only), "lint" (diagnostics, hover, code lenses, the
 --   plugin's commands in an untrusted crate, the raw-pointer quick fix) or "run" (a
 --   trusted crate: :OffloadRun, :OffloadRunReport, code lenses, :OffloadBuild host);
 --   hover: { name = {line, col} } (0-based line, byte column; lint); timeout_ms: for each
@@ -82,33 +84,41 @@ local function main()
   end
   table.sort(out.user_commands)
 
-  local shipped_before_init = shipped.before_init
-  vim.lsp.config("offload_ls", {
-    cmd = plan.cmd ~= vim.NIL and plan.cmd or nil, -- null: the shipped { "offload-ls" }
-    settings = { ["offload-ls"] = plan.settings },
-    before_init = function(params, config)
-      shipped_before_init(params, config)
-      out.initialization_options = params.initializationOptions
-      if plan.encoding ~= vim.NIL and plan.encoding ~= nil then
-        params.capabilities.general.positionEncodings = { plan.encoding }
-      end
-    end,
-    handlers = {
-      ["textDocument/publishDiagnostics"] = function(err, result, ctx, config)
-        table.insert(out.publishes, { uri = result.uri, version = result.version, count = #result.diagnostics })
-        return vim.lsp.handlers["textDocument/publishDiagnostics"](err, result, ctx, config)
+  -- Every publishDiagnostics, in order (to wait for the one of a buffer version).
+  local on_publish = vim.lsp.handlers["textDocument/publishDiagnostics"]
+  vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, result, ctx, config)
+    table.insert(out.publishes, { uri = result.uri, version = result.version, count = #result.diagnostics })
+    return on_publish(err, result, ctx, config)
+  end
+
+  local client_name = "offload_ls"
+  if plan.setup_file ~= nil and plan.setup_file ~= vim.NIL then
+    -- A user's own setup (the README's vim.lsp.start snippet for Neovim 0.8-0.10).
+    dofile(plan.setup_file)
+    client_name = plan.client_name
+  else
+    local shipped_before_init = shipped.before_init
+    vim.lsp.config("offload_ls", {
+      cmd = plan.cmd ~= vim.NIL and plan.cmd or nil, -- null: the shipped { "offload-ls" }
+      settings = { ["offload-ls"] = plan.settings },
+      before_init = function(params, config)
+        shipped_before_init(params, config)
+        out.initialization_options = params.initializationOptions
+        if plan.encoding ~= vim.NIL and plan.encoding ~= nil then
+          params.capabilities.general.positionEncodings = { plan.encoding }
+        end
       end,
-    },
-  })
-  vim.lsp.enable("offload_ls")
+    })
+    vim.lsp.enable("offload_ls")
+  end
   vim.cmd.edit(vim.fn.fnameescape(plan.file))
   local buf = vim.api.nvim_get_current_buf()
   local uri = vim.uri_from_bufnr(buf)
   out.filetype = vim.bo[buf].filetype
 
   local client
-  wait_for("the offload_ls client", function()
-    client = vim.lsp.get_clients({ bufnr = buf, name = "offload_ls" })[1]
+  wait_for("the " .. client_name .. " client", function()
+    client = vim.lsp.get_clients({ bufnr = buf, name = client_name })[1]
     return client ~= nil and client.initialized
   end)
   out.client_name = client.name
@@ -133,6 +143,21 @@ local function main()
 
   if plan.scenario == "run" then
     return run_scenario(buf, uri, client, published_current)
+  elseif plan.scenario == "open" then
+    -- Diagnostics only, and one plugin command (found by the server's commands, whatever
+    -- the client's name).
+    local offload = require("offload_ls")
+    vim.cmd("OffloadRunReport")
+    wait_for("OffloadRunReport", function() return offload.last_result["offload-ls.showRunReport"] ~= nil end)
+    out.commands = { OffloadRunReport = offload.last_result["offload-ls.showRunReport"] }
+    -- Code lenses shown by the README's LspAttach autocommand, if the setup has it.
+    vim.wait(T, function() return #vim.lsp.codelens.get(buf) > 0 end, 20)
+    out.shown_codelens = {}
+    for _, lens in ipairs(vim.lsp.codelens.get(buf)) do
+      table.insert(out.shown_codelens, lens.command and lens.command.title or vim.NIL)
+    end
+    out.inlay_hints_enabled = vim.lsp.inlay_hint.is_enabled({ bufnr = buf })
+    return
   end
   return lint_scenario(buf, uri, client, published_current)
 end
