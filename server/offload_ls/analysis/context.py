@@ -16,13 +16,14 @@ from tree_sitter import Node
 
 from offload_ls.analysis.device_code import DeviceFn
 from offload_ls.analysis.facts import FileFacts
+from offload_ls.analysis.indexing import FlowIndex
 from offload_ls.analysis.model import Kernel, Launch, Span
 from offload_ls.analysis.units import Unit, UnitSummary, split_units, summarize, unit_captures
 from offload_ls.syntax.queries import captures, captures_many, matches
 
-#: Queries over one function that the rules share (analysis/indexing.py ThreadFlow and
-#: unsafe_in_kernel): run together, once per function per analysis.
-FN_QUERIES = ("dataflow", "thread_index", "global_index")
+#: Queries over one function that the rules share (analysis/indexing.py ThreadFlow,
+#: unsafe_in_kernel, host_only_api_in_kernel): run together, once per function per analysis.
+FN_QUERIES = ("dataflow", "thread_index", "global_index", "host_only_api")
 
 
 def file_facts(source: bytes, root: Node) -> FileFacts:
@@ -53,6 +54,7 @@ class FileContext:
         #: the unit's summary (analysis/units.py), ``None`` for the whole file
         self.summary: UnitSummary | None = facts.summaries[index] if facts is not None and index is not None else None
         self._fn_caps: dict[tuple[int, int], dict[str, dict[str, list[Node]]]] = {}
+        self._flow_index: dict[tuple[int, int], FlowIndex] = {}
         self._kernels: list[Kernel] | None = None
         self._launches: list[Launch] | None = None
         self._device_fns: list[DeviceFn] | None = None
@@ -148,6 +150,15 @@ class FileContext:
                 return None
             node = node.parent
         return node
+
+    def flow_index(self, fn: Node) -> FlowIndex:
+        """Function item ``fn``'s :class:`~offload_ls.analysis.indexing.FlowIndex`, built
+        once per function per context (rules build their ThreadFlow on it)."""
+        key = (fn.start_byte, fn.end_byte)
+        found = self._flow_index.get(key)
+        if found is None:
+            found = self._flow_index[key] = FlowIndex(fn, self.fn_captures(fn))
+        return found
 
     def fn_captures(self, fn: Node) -> dict[str, dict[str, list[Node]]]:
         """The :data:`FN_QUERIES` captures of function item ``fn`` (query file -> capture

@@ -153,9 +153,16 @@ class FileFacts:
                 out.setdefault(la.kernel, []).append(la.total_threads)
         return out
 
+    @cached_property
+    def _launches_by_kernel(self) -> dict[str | None, list[Launch]]:
+        out: dict[str | None, list[Launch]] = {}
+        for la in self.launches:
+            out.setdefault(la.kernel, []).append(la)
+        return out
+
     def launches_of(self, kernel_name: str) -> list[Launch]:
         """Launch sites that name ``kernel_name``, in document order."""
-        return [la for la in self.launches if la.kernel == kernel_name]
+        return list(self._launches_by_kernel.get(kernel_name, ()))
 
     def single_thread(self, kernel_name: str) -> bool:
         """Every launch of ``kernel_name`` (at least one) has literal dimensions of exactly

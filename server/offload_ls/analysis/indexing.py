@@ -298,31 +298,27 @@ def is_constant_name(name: str) -> bool:
     return any(ch.isalpha() for ch in name) and name == name.upper()
 
 
-class ThreadFlow:
-    """Thread-index facts for one function.
+class FlowIndex:
+    """The nodes of one function that :class:`ThreadFlow` reads, found once and shared by
+    the flows built on the function (a kernel gets one per rule that follows its thread
+    index).
 
     Args:
         fn: a ``function_item`` node.
-        uniform_params: treat the function's own parameters as the same for every GPU
-            thread (true for a kernel: the host passes one value to the whole launch),
-            except parameters that are themselves thread-index builtins.
-        caps: the captures of dataflow.scm, thread_index.scm and global_index.scm on
-            ``fn`` (query file -> capture name -> nodes, syntax/queries.py
-            ``captures_many``) when the caller already has them; run here otherwise.
+        caps: the captures of dataflow.scm, thread_index.scm and global_index.scm on ``fn``
+            (query file -> capture name -> nodes, syntax/queries.py ``captures_many``)
+            when the caller already has them; run here otherwise.
     """
 
-    def __init__(self, fn: Node, uniform_params: bool = False,
-                 caps: dict[str, dict[str, list[Node]]] | None = None) -> None:
+    def __init__(self, fn: Node, caps: dict[str, dict[str, list[Node]]] | None = None) -> None:
         self.fn = fn
-        self.uniform_params = uniform_params
         if caps is None:
             caps = captures_many(("dataflow", "thread_index", "global_index"), fn)
-        all_caps = caps
-        caps = all_caps["dataflow"]
-        nested = [(n.start_byte, n.end_byte) for n in caps.get("fn", []) if n != fn]
+        flow = caps["dataflow"]
+        nested = [(n.start_byte, n.end_byte) for n in flow.get("fn", []) if n != fn]
 
         def own(key: str) -> list[Node]:
-            nodes = caps.get(key, [])
+            nodes = flow.get(key, [])
             if not nested:
                 return nodes
             return [n for n in nodes if not any(s <= n.start_byte and n.end_byte <= e for s, e in nested)]
@@ -331,27 +327,55 @@ class ThreadFlow:
         #: index expressions and ``p.add(i)``-style calls of this function, in document order.
         self.lets, self.writes, self.exits = own("let"), own("write"), own("exit")
         self.indexes, self.offset_calls = own("index"), own("offset_call")
-        self._idents = [n for n in own("ident") if _names_a_value(n)]
-        self._ident_starts = [n.start_byte for n in self._idents]
-        self._sources = [(n.start_byte, n.end_byte) for n in all_caps["thread_index"].get("thread_index", [])]
-        gcaps = all_caps["global_index"].get("global_index", [])
-        self._global_sources = [(n.start_byte, n.end_byte) for n in gcaps]
+        self.idents = [n for n in own("ident") if _names_a_value(n)]
+        self.ident_starts = [n.start_byte for n in self.idents]
+        self.sources = [(n.start_byte, n.end_byte) for n in caps["thread_index"].get("thread_index", [])]
+        self.global_sources = [(n.start_byte, n.end_byte) for n in caps["global_index"].get("global_index", [])]
         params = fn.child_by_field_name("parameters")
-        self._thread_params: set[str] = set()
-        self._global_params: set[str] = set()
+        self.thread_params: set[str] = set()
+        self.global_params: set[str] = set()
         if params is not None and b"spirv" in (params.text or b""):  # every pattern needs #[spirv(..)]
             pcaps = captures("thread_index_params", params)
-            self._thread_params = {node_text(n) for n in pcaps.get("thread_index_param", [])}
-            self._global_params = {node_text(n) for n in pcaps.get("global_index_param", [])}
-        self._assigned: dict[str, list[Node]] = {}
+            self.thread_params = {node_text(n) for n in pcaps.get("thread_index_param", [])}
+            self.global_params = {node_text(n) for n in pcaps.get("global_index_param", [])}
+        self.assigned: dict[str, list[Node]] = {}
         for w in self.writes:
             left, right = w.child_by_field_name("left"), w.child_by_field_name("right")
             if left is not None and left.type == "identifier" and right is not None:
-                self._assigned.setdefault(node_text(left), []).append(right)
+                self.assigned.setdefault(node_text(left), []).append(right)
+        self.let_index = LetIndex(self.lets)
+        #: (start, end) of an identifier -> its binding (a pure function of the tree)
+        self.binding_memo: dict[tuple[int, int], Binding | None] = {}
+
+
+class ThreadFlow:
+    """Thread-index facts for one function.
+
+    Args:
+        fn: a ``function_item`` node.
+        uniform_params: treat the function's own parameters as the same for every GPU
+            thread (true for a kernel: the host passes one value to the whole launch),
+            except parameters that are themselves thread-index builtins.
+        caps: see :class:`FlowIndex` (used when ``index`` is not given).
+        index: the function's :class:`FlowIndex`, when the caller already has it.
+    """
+
+    def __init__(self, fn: Node, uniform_params: bool = False,
+                 caps: dict[str, dict[str, list[Node]]] | None = None, index: FlowIndex | None = None) -> None:
+        ix = index if index is not None else FlowIndex(fn, caps)
+        self.fn = fn
+        self.uniform_params = uniform_params
+        self.lets, self.writes, self.exits = ix.lets, ix.writes, ix.exits
+        self.indexes, self.offset_calls = ix.indexes, ix.offset_calls
+        self._idents, self._ident_starts = ix.idents, ix.ident_starts
+        self._sources, self._global_sources = ix.sources, ix.global_sources
+        self._thread_params, self._global_params = ix.thread_params, ix.global_params
+        self._assigned = ix.assigned
+        self._let_index = ix.let_index
+        self._binding_memo = ix.binding_memo
+        # answers that depend on the depth limit (MAX_DEPTH) are memoised per flow only
         self._dep_memo: dict[tuple[int, int, str, bool], bool] = {}
         self._uni_memo: dict[tuple[int, int, str], bool] = {}
-        self._let_index = LetIndex(self.lets)
-        self._binding_memo: dict[tuple[int, int], Binding | None] = {}
         self._depth = 0
 
     def identifiers(self, expr: Node) -> list[Node]:

@@ -21,11 +21,9 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from offload_ls.analysis.model import Launch, LaunchArg, Span
-from offload_ls.syntax.parse import node_text, parse
+from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
 from offload_ls.syntax.queries import captures
 
-_PREFIX = b"fn __offload_ls() { __offload_ls("
-_SUFFIX = b"); }"
 
 _WORKGROUP_KEYS = ("workgroup_dim", "grid_dim")
 _THREAD_KEYS = ("thread_dim", "block_dim")
@@ -78,10 +76,10 @@ class _Reparsed:
     """Arguments of ``__offload_ls(<text>)`` with offsets mapped back to the file."""
 
     def __init__(self, text_start: int, text: bytes) -> None:
-        self.base = text_start - len(_PREFIX)
-        tree = parse(_PREFIX + text + _SUFFIX)
+        self.base = text_start - len(SNIPPET_PREFIX)
+        tree = parse(SNIPPET_PREFIX + text + SNIPPET_SUFFIX)
         self.args: list[Node] = []
-        call = _first_of_type(tree.root_node, "call_expression")
+        call = snippet_call(tree)
         if call is not None:
             arguments = call.child_by_field_name("arguments")
             if arguments is not None:
@@ -89,16 +87,6 @@ class _Reparsed:
 
     def span(self, node: Node) -> Span:
         return Span(node.start_byte + self.base, node.end_byte + self.base)
-
-
-def _first_of_type(node: Node, type_: str) -> Node | None:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n.type == type_:
-            return n
-        stack.extend(reversed(n.children))
-    return None
 
 
 def _inner_range(token_tree: Node) -> tuple[int, int]:

@@ -30,14 +30,17 @@ from offload_ls.analysis.model import Kernel, Launch, Span
 from offload_ls.analysis.suppress import CommentRec, comment_record
 from offload_ls.analysis.transfer import type_shape
 from offload_ls.syntax.parse import node_text
-from offload_ls.syntax.queries import captures_many, matches
+from offload_ls.syntax.queries import captures, captures_many, matches
 
 #: Query files read for every unit, in one pass (syntax/queries.py ``captures_many``).
 UNIT_QUERIES = (
-    "unit_anchors", "kernel_markers", "kernel_abi", "launches", "calls", "cfg_attributes",
+    "unit_anchors", "kernel_abi", "launches", "calls", "cfg_attributes",
     "static_mut", "unsafe_fns", "extern_decls", "suppressions", "shared_to_mut_casts",
     "defined_names",
 )
+# Every pattern of grammars/rust/kernel_markers.scm matches one ``attribute_item`` whose text
+# holds "kernel" (offload_kernel, rustc_offload_kernel, kernel), "spirv" or "cube": the query
+# runs on those attributes only (_marker_captures), its text predicates being costly on all.
 
 _SKIPPABLE = frozenset({"attribute_item", "line_comment", "block_comment"})
 _STD_ROOTS = frozenset({"std", "alloc", "core"})
@@ -296,15 +299,18 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
     Args:
         cfg_memo: ``cfg(..)`` predicate text -> selects device code, shared by the units
             of one analysis (the same few predicates repeat all over a file)."""
+    if not caps:  # a comment, a `const`, ..: nothing any rule reads
+        return UnitSummary(unit.start, unit.end, (), (), (), (), _NONE, _NONE, _NONE, _NONE, _NONE, (), (), False,
+                           (), _NO_EXPORTS)
     memo = cfg_memo if cfg_memo is not None else {}
     empty: dict[str, list[Node]] = {}
-    markers = caps.get("kernel_markers", empty)
+    anchors = caps.get("unit_anchors", empty)
+    markers = _marker_captures(anchors.get("attr", []))
     abi = caps.get("kernel_abi", empty).get("fn", [])
     kernels = tuple(kernels_from_captures(markers, abi)) if markers or abi else ()
     launch_caps = caps.get("launches", empty)
     launches = tuple(launches_from_captures(launch_caps, source)) if launch_caps else ()
 
-    anchors = caps.get("unit_anchors", empty)
     fn_nodes = anchors.get("fn", [])
     gated_ranges = _gated_ranges(caps.get("cfg_attributes", empty), memo)
     if unit.gate:
@@ -346,6 +352,22 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
                        unsafe_names, fn_names, callees, externs, comments, has_casts, cube,
                        exports(kernels, launches, fns_t, statics, shadowed, defined, unsafe_names, fn_names,
                                externs, cube))
+
+
+_NONE: frozenset[str] = frozenset()
+_NO_EXPORTS = exports((), (), (), (), _NONE, _NONE, _NONE, _NONE, (), ())
+
+
+def _marker_captures(attrs: list[Node]) -> dict[str, list[Node]]:
+    """grammars/rust/kernel_markers.scm's captures among ``attrs`` (attribute items in
+    document order), as one run of the query over their parent would give them."""
+    out: dict[str, list[Node]] = {}
+    for attr in attrs:
+        text = attr.text or b""
+        if b"kernel" in text or b"spirv" in text or b"cube" in text:
+            for key, nodes in captures("kernel_markers", attr).items():
+                out.setdefault(key, []).extend(nodes)
+    return out
 
 
 def _gated_ranges(cfg_caps: dict[str, list[Node]], memo: dict[bytes, bool]) -> list[tuple[int, int]]:

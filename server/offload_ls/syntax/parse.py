@@ -115,3 +115,38 @@ def _point(source: bytes, offset: int) -> Point:
 def node_text(node: Node) -> str:
     """The node's source text decoded as UTF-8 (invalid bytes replaced)."""
     return (node.text or b"").decode("utf-8", errors="replace")
+
+
+#: Wrapper that makes a macro's token text parse as the arguments of a call
+#: (DESIGN.md "Known hard parts": macro bodies are token trees).
+SNIPPET_PREFIX = b"fn __offload_ls() { __offload_ls("
+SNIPPET_SUFFIX = b"); }"
+
+
+def snippet_call(tree: Tree) -> Node | None:
+    """The first ``call_expression`` (in document order) of a tree parsed from
+    ``SNIPPET_PREFIX + text + SNIPPET_SUFFIX``: normally the wrapper call itself, found by
+    its fixed place (``fn`` item, body, first statement) without walking the tree; a walk
+    in document order otherwise (text that broke the wrapper's shape)."""
+    root = tree.root_node
+    fn = root.child(0)
+    if fn is not None and fn.type == "function_item":
+        body = fn.child_by_field_name("body")
+        stmt = body.named_child(0) if body is not None else None
+        call = stmt.child(0) if stmt is not None and stmt.type == "expression_statement" else None
+        # nothing before the body can hold a call: the wrapper's name and `()` are fixed text
+        if call is not None and call.type == "call_expression" and _before_only_fixed(fn, body, stmt):
+            return call
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type == "call_expression":
+            return n
+        stack.extend(reversed(n.children))
+    return None
+
+
+def _before_only_fixed(fn: Node, body: Node, stmt: Node) -> bool:
+    """``fn __offload_ls() {`` precedes ``stmt`` exactly (no ERROR or extra node)."""
+    return (fn.start_byte == 0 and body.start_byte == len(SNIPPET_PREFIX) - len(b" __offload_ls(") - 1
+            and stmt.start_byte == len(SNIPPET_PREFIX) - len(b"__offload_ls("))

@@ -31,13 +31,10 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.indexing import MAX_DEPTH, find_binding, named, strip
 from offload_ls.analysis.model import Finding, Kernel, Launch, LaunchArg, Level, Param, Related, Span, Transfer
 from offload_ls.analysis.rules import Rule
-from offload_ls.syntax.parse import node_text, parse
+from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
 from offload_ls.syntax.queries import matches
 
 NAME = "aliased_launch_args"
-
-_PREFIX = b"fn __offload_ls() { __offload_ls("
-_SUFFIX = b"); }"
 
 _MUT_METHODS = ("as_mut_ptr", "cast_mut", "as_mut")
 _SHARED_METHODS = ("as_ptr", "cast_const")
@@ -278,8 +275,8 @@ def _macro_place(macro: Node) -> tuple[str, ...] | None:
     if tokens is None or tokens.child_count < 2:
         return None
     text = (tokens.text or b"")[1:-1]
-    tree = parse(_PREFIX + text + _SUFFIX)
-    node = _first_argument(tree.root_node)
+    tree = parse(SNIPPET_PREFIX + text + SNIPPET_SUFFIX)
+    node = _first_argument(tree)
     return _place(node) if node is not None else None
 
 
@@ -289,20 +286,18 @@ def _macro_place(macro: Node) -> tuple[str, ...] | None:
 def _reparse(ctx: FileContext, arg: LaunchArg):
     """(tree, argument node, offset to add to the node's bytes to get file offsets).
     The tree is returned so that it outlives the node."""
-    tree = parse(_PREFIX + ctx.source[arg.span.start : arg.span.end] + _SUFFIX)
-    return tree, _first_argument(tree.root_node), arg.span.start - len(_PREFIX)
+    tree = parse(SNIPPET_PREFIX + ctx.source[arg.span.start : arg.span.end] + SNIPPET_SUFFIX)
+    return tree, _first_argument(tree), arg.span.start - len(SNIPPET_PREFIX)
 
 
-def _first_argument(root: Node) -> Node | None:
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        if n.type == "call_expression":
-            args = n.child_by_field_name("arguments")
-            first = named(args) if args is not None else []
-            return first[0] if first else None
-        stack.extend(reversed(n.children))
-    return None
+def _first_argument(tree) -> Node | None:
+    """First argument of the wrapper call of a re-parsed snippet (syntax/parse.py)."""
+    call = snippet_call(tree)
+    if call is None:
+        return None
+    args = call.child_by_field_name("arguments")
+    first = named(args) if args is not None else []
+    return first[0] if first else None
 
 
 # ------------------------------------------------------------------ shared -> mutable casts

@@ -42,7 +42,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     device = ctx.device_fns
     if not device:
         return
-    caps = ctx.scope_captures("host_only_api")
+    caps = _captures_in_device_code(ctx, device)
     defined = ctx.facts.defined  # names the file defines (grammars/rust/defined_names.scm)
     candidates: list[tuple[int, int, Node, str]] = []  # (start, end, node, how)
     for n in caps.get("root", []):
@@ -74,6 +74,28 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         kept_end = end
         shown = f".{node_text(node)}()" if how == "method" else _text(ctx, start, end)
         yield Finding(rule=NAME, span=Span(start, end), message=message(shown, category, name, dfn, cuda))
+
+
+def _captures_in_device_code(ctx: FileContext, device: list[DeviceFn]) -> dict[str, list[Node]]:
+    """grammars/rust/host_only_api.scm's captures in the scope's device functions (the
+    only ones that can be reported: a use elsewhere has no device function around it),
+    taken from the per-function queries the rules share (``ctx.fn_captures``); over the
+    whole scope when it is the whole file."""
+    if ctx.unit is None:
+        return ctx.scope_captures("host_only_api")
+    spans = sorted((d.span for d in device), key=lambda s: (s.start, -s.end))
+    out: dict[str, list[Node]] = {}
+    end = -1
+    for span in spans:
+        if span.end <= end:
+            continue  # nested in a device function already searched
+        end = span.end
+        fn = ctx.fn_node(span.start)
+        if fn is None:
+            continue
+        for key, nodes in ctx.fn_captures(fn)["host_only_api"].items():
+            out.setdefault(key, []).extend(nodes)
+    return out
 
 
 def message(shown: str, category: str, name: str, dfn: DeviceFn, cuda: bool = False) -> str:

@@ -209,6 +209,8 @@ def message(fn: DeviceFn, use: StaticUse) -> str:
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
+    if not ctx.device_fns:
+        return
     statics = StaticMuts.of(ctx)
     if not statics:
         return

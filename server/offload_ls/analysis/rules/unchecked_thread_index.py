@@ -28,7 +28,7 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.indexing import ThreadFlow, bounds, diverges, named, strip
 from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.rules import Rule
-from offload_ls.syntax.parse import node_text, parse
+from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
 
 NAME = "unchecked_thread_index"
 
@@ -52,7 +52,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         fn = body.parent if body is not None else None
         if fn is None or fn.type != "function_item":
             continue
-        flow = ThreadFlow(fn, caps=ctx.fn_captures(fn))
+        flow = ThreadFlow(fn, index=ctx.flow_index(fn))
         guard_stmts: dict[tuple[int, int], list[Node]] = {}
         for use, index, raw in _index_uses(flow):
             key = (index.start_byte, index.end_byte)
@@ -224,10 +224,6 @@ def _exits_unless_bounded(stmt: Node, names: set[str], source: bytes) -> bool:
     return False
 
 
-_PREFIX = b"fn __offload_ls() { __offload_ls("
-_SUFFIX = b"); }"
-
-
 def _assert_bounds(tokens: Node, source: bytes, names: set[str]) -> bool:
     """Does the first argument of ``assert!(..)`` bound one of ``names``? The token tree is
     re-parsed as a call's arguments (macro arguments are token trees; DESIGN.md "Known hard
@@ -235,16 +231,13 @@ def _assert_bounds(tokens: Node, source: bytes, names: set[str]) -> bool:
     if tokens.child_count < 2:
         return False
     start, end = tokens.children[0].end_byte, tokens.children[-1].start_byte
-    tree = parse(_PREFIX + source[start:end] + _SUFFIX)
-    stack = [tree.root_node]
-    while stack:
-        n = stack.pop()
-        if n.type == "call_expression":
-            args = n.child_by_field_name("arguments")
-            first = named(args) if args is not None else []
-            return bool(first) and bounds(first[0], names, True)
-        stack.extend(reversed(n.children))
-    return False
+    tree = parse(SNIPPET_PREFIX + source[start:end] + SNIPPET_SUFFIX)
+    call = snippet_call(tree)
+    if call is None:
+        return False
+    args = call.child_by_field_name("arguments")
+    first = named(args) if args is not None else []
+    return bool(first) and bounds(first[0], names, True)
 
 
 RULE = Rule(

@@ -41,7 +41,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         params = {p.name.removeprefix("mut ").strip(): p for p in kernel.params if p.kind in _MUTABLE_KINDS}
         if not params:
             continue
-        flow = ThreadFlow(fn, uniform_params=True, caps=ctx.fn_captures(fn))
+        flow = ThreadFlow(fn, uniform_params=True, index=ctx.flow_index(fn))
         for write in flow.writes:
             found = _target(write, params, fn, flow)
             if found is None:
