@@ -16,7 +16,17 @@ from offload_ls.analysis.context import FN_QUERIES
 from offload_ls.analysis.engine import analyze_source, analyze_tree
 from offload_ls.analysis.model import Finding, Span
 from offload_ls.analysis.rules import all_rules
-from offload_ls.analysis.std_names import HEAP_NAMES, HEAP_TYPES, PRINT_MACROS, ALLOC_MACROS
+from offload_ls.analysis.std_names import (
+    ALLOC_MACROS,
+    HEAP_NAMES,
+    HEAP_TYPES,
+    HOST_ONLY_API_NAMES,
+    HOST_ONLY_HINTS,
+    PRINT_MACROS,
+    THREAD_INDEX_HINTS,
+    THREAD_INDEX_NAMES,
+    holds_any,
+)
 from offload_ls.analysis.suppress import Suppression, SuppressionIndex
 from offload_ls.analysis.units import UNIT_QUERIES, split_units
 from offload_ls.resources import data_dir
@@ -377,7 +387,13 @@ def _any_of(scm: str) -> set[str]:
 def test_std_name_sets_are_the_names_the_queries_match():
     assert _any_of("heap_types") == HEAP_NAMES
     assert _any_of("host_only_api") == PRINT_MACROS | ALLOC_MACROS | HEAP_TYPES | {
-        "std", "alloc", "to_string", "to_vec", "to_owned"}
+        "std", "alloc", "to_string", "to_vec", "to_owned"} == HOST_ONLY_API_NAMES
+    assert _any_of("thread_index") == THREAD_INDEX_NAMES
+    # the text pre-checks hold for every name the queries look for
+    assert all(holds_any(name.encode(), THREAD_INDEX_HINTS) for name in THREAD_INDEX_NAMES)
+    assert all(holds_any(name.encode(), HOST_ONLY_HINTS) for name in HOST_ONLY_API_NAMES)
+    assert b"spirv" in THREAD_INDEX_HINTS  # thread_index_params.scm: #[spirv(..)] parameters
+    assert not holds_any(b"fn f(x: &[f32]) -> f32 { x[0] * 2.0 }", THREAD_INDEX_HINTS + HOST_ONLY_HINTS)
 
 
 def test_queries_run_together_capture_what_they_capture_alone():

@@ -250,7 +250,7 @@ def _ok(v) -> tuple:
 
 
 def _with_level(f: Finding, level: Level) -> Finding:
-    return f if f.level is level else Finding(f.rule, f.span, f.message, level, f.fixes, f.related)
+    return f if f.level is level else shift.replace(f, level=level)
 
 
 _KERNELS, _DEVICE_FNS, _LAUNCHES, _CASTS = 1, 2, 4, 8

@@ -185,7 +185,12 @@ class Related:
 
 @dataclass(frozen=True)
 class Finding:
-    """One lint result. ``level`` is the rule's effective level after configuration."""
+    """One lint result. ``level`` is the rule's effective level after configuration.
+
+    ``source`` says who found it: ``"offload-ls"`` for the lint rules; compiler findings
+    merged by ``offload-ls check --compile`` carry the pass, e.g.
+    ``"offload-ls(device nvptx64 sm_90)"``.
+    """
 
     rule: str
     span: Span
@@ -193,3 +198,4 @@ class Finding:
     level: Level = Level.WARN
     fixes: tuple[Fix, ...] = ()
     related: tuple[Related, ...] = field(default=())
+    source: str = "offload-ls"

@@ -26,6 +26,12 @@ def _copy(obj, changes: dict):
     return o
 
 
+def replace(obj, **changes):
+    """A copy of frozen dataclass instance ``obj`` with ``changes`` (as
+    ``dataclasses.replace``, without running ``__init__``)."""
+    return _copy(obj, changes)
+
+
 def span(s: Span, d: int) -> Span:
     """``s`` moved by ``d`` bytes."""
     o = _new(Span)

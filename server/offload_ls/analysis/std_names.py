@@ -25,3 +25,34 @@ HEAP_TYPES = frozenset({"Vec", "Box", "String", "Rc", "Arc", "HashMap", "HashSet
 #: Names whose local definition (``struct Vec``, ``macro_rules! println``) changes what
 #: host_only_api_in_kernel reports.
 HOST_ONLY_NAMES = PRINT_MACROS | ALLOC_MACROS | HEAP_TYPES
+
+#: grammars/rust/thread_index.scm: thread / block index intrinsics and constants.
+THREAD_INDEX_NAMES = frozenset({
+    "_thread_idx_x", "_thread_idx_y", "_thread_idx_z", "_block_idx_x", "_block_idx_y", "_block_idx_z",
+    "workitem_id_x", "workitem_id_y", "workitem_id_z", "workgroup_id_x", "workgroup_id_y", "workgroup_id_z",
+    "index_1d", "index_2d", "index_3d", "thread_idx_x", "thread_idx_y", "thread_idx_z", "thread_idx",
+    "block_idx_x", "block_idx_y", "block_idx_z", "block_idx", "global_id", "global_index", "thread_id",
+    "group_id", "global_invocation_id",
+    "ABSOLUTE_POS", "ABSOLUTE_POS_X", "ABSOLUTE_POS_Y", "ABSOLUTE_POS_Z",
+    "UNIT_POS", "UNIT_POS_X", "UNIT_POS_Y", "UNIT_POS_Z",
+    "CUBE_POS", "CUBE_POS_X", "CUBE_POS_Y", "CUBE_POS_Z",
+})
+#: Substrings of which every :data:`THREAD_INDEX_NAMES` name holds one, and ``spirv``
+#: (grammars/rust/thread_index_params.scm): code whose text holds none of them computes
+#: nothing from the thread index.
+THREAD_INDEX_HINTS = (b"idx", b"index_", b"global_", b"group_id", b"thread_id", b"workitem_id", b"_POS",
+                      b"spirv")
+
+#: Every name grammars/rust/host_only_api.scm matches: std / alloc roots, macros, types,
+#: methods.
+HOST_ONLY_API_NAMES = HOST_ONLY_NAMES | {"std", "alloc", "to_string", "to_vec", "to_owned"}
+#: Substrings of which every :data:`HOST_ONLY_API_NAMES` name holds one: code whose text
+#: holds none of them uses no host-only API.
+HOST_ONLY_HINTS = (b"print", b"dbg", b"format", b"vec", b"Vec", b"Box", b"String", b"Rc", b"Arc", b"Hash", b"BTree",
+                   b"std", b"alloc", b"to_string", b"to_owned")
+
+
+def holds_any(text: bytes, hints: tuple[bytes, ...]) -> bool:
+    """Whether ``text`` contains one of ``hints`` (plain substrings; a cheap, exact
+    pre-check before running a query whose matches all contain one)."""
+    return any(h in text for h in hints)

@@ -26,7 +26,7 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.device_code import DeviceFn
 from offload_ls.analysis.model import Ecosystem, Finding, Level, Span
 from offload_ls.analysis.rules import Rule
-from offload_ls.analysis.std_names import ALLOC_MACROS, HEAP_TYPES, PRINT_MACROS
+from offload_ls.analysis.std_names import ALLOC_MACROS, HEAP_TYPES, HOST_ONLY_HINTS, PRINT_MACROS, holds_any
 from offload_ls.syntax.parse import node_text
 
 NAME = "host_only_api_in_kernel"
@@ -90,6 +90,8 @@ def _captures_in_device_code(ctx: FileContext, device: list[DeviceFn]) -> dict[s
         if span.end <= end:
             continue  # nested in a device function already searched
         end = span.end
+        if not holds_any(ctx.source[span.start : span.end], HOST_ONLY_HINTS):
+            continue  # none of the names the query looks for
         fn = ctx.fn_node(span.start)
         if fn is None:
             continue

@@ -28,6 +28,7 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.indexing import ThreadFlow, bounds, diverges, named, strip
 from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.rules import Rule
+from offload_ls.analysis.std_names import THREAD_INDEX_HINTS, holds_any
 from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
 
 NAME = "unchecked_thread_index"
@@ -41,13 +42,15 @@ _ASSERTS = ("assert", "debug_assert")
 
 def check(ctx: FileContext) -> Iterator[Finding]:
     checked = ctx.facts.cube_checked
-    file_kernels = ctx.file_kernels
+    helpers_checked = ctx.facts.all_cube_checked  # every kernel of the file is in checked mode
     seen: set[tuple[int, int]] = set()
     for dfn in ctx.device_fns:
         if dfn.kernel is not None and dfn.kernel.fn_start in checked:
             continue
-        if dfn.kernel is None and file_kernels and all(k.fn_start in checked for k in file_kernels):
+        if dfn.kernel is None and helpers_checked:
             continue  # a helper of CubeCL checked-mode kernels only
+        if not holds_any(ctx.source[dfn.span.start : dfn.span.end], THREAD_INDEX_HINTS):
+            continue  # no thread index anywhere in the function: nothing derives from it
         body = ctx.node(dfn.body_span)
         fn = body.parent if body is not None else None
         if fn is None or fn.type != "function_item":

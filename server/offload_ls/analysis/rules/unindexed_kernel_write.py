@@ -87,8 +87,8 @@ def _indexed(place: Node, indices: list[Node]) -> str | None:
 
 
 def _single_thread(ctx: FileContext, kernel: Kernel) -> bool:
-    launches = ctx.launches_of(kernel.name)
-    return bool(launches) and all(launch.total_threads == 1 for launch in launches)
+    """Every launch of ``kernel`` in the file (at least one) runs exactly one thread."""
+    return ctx.facts.single_thread(kernel.name)
 
 
 def _target(write: Node, params: dict[str, Param], fn: Node,

@@ -96,6 +96,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     unsafe_fns, file_fns = ctx.facts.unsafe_names, ctx.facts.fn_names  # of the whole file
     statics = StaticMuts.of(ctx)
     for kernel in kernels:
+        if b"unsafe" not in ctx.source[kernel.span.start : kernel.span.end]:
+            continue  # neither an `unsafe fn` nor an `unsafe` block: nothing to report
         body = ctx.node(kernel.body_span)
         fn = body.parent if body is not None else None
         if body is None or fn is None or fn.type != "function_item":
