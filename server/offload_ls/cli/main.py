@@ -102,6 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
                            help=f"make RULE {what}; repeatable, the last flag for a rule wins")
     check.add_argument("--max-file-bytes", type=_positive_int, default=DEFAULT_MAX_FILE_BYTES, metavar="N",
                        help=f"skip files larger than N bytes (default: {DEFAULT_MAX_FILE_BYTES})")
+    check.add_argument("--compile", action="store_true",
+                       help="also run the offload compile (device pass, host pass, transfer plan) of each "
+                            "crate and merge the compiler's findings, labelled by pass; runs build scripts")
     check.add_argument("-v", "--verbose", action="store_true",
                        help="show tracebacks when the analysis of a file fails")
 
@@ -193,6 +196,13 @@ def check_command(args: argparse.Namespace) -> int:
 
     overrides = dict(args.levels)  # later flags for the same rule win
     result = check_paths(args.paths, overrides, max_file_bytes=args.max_file_bytes, verbose=args.verbose)
+    if args.compile:
+        from offload_ls.cli.compile_merge import merge_compiler_findings
+
+        def report(notice):
+            result.notices.append(notice)
+            _write(sys.stderr, notice.line() + "\n")
+        merge_compiler_findings(result, report)
     text = renderer(args.format)(result)
     status = result.exit_status
     if args.output in (None, "-"):

@@ -39,7 +39,7 @@ def finding_object(fr: FileReport, finding: Finding) -> dict[str, Any]:
         "level": finding.level.value,
         "rule": finding.rule,
         "message": finding.message,
-        "source": "offload-ls",
+        "source": finding.source,
         "related": [{**_range(fr, r.span), "message": r.message} for r in finding.related],
         "fixes": [
             {"title": fix.title,

@@ -94,8 +94,10 @@ def sarif_log(result: CheckResult) -> dict[str, Any]:
             "message": {"text": f.message},
             "locations": [{"physicalLocation": _physical(fr, f.span)}],
         }
-        if f.rule in rule_index:
+        if f.rule in rule_index and f.source == "offload-ls":
             r["ruleIndex"] = rule_index[f.rule]
+        if f.source != "offload-ls":
+            r["properties"] = {"source": f.source}
         if f.related:
             r["relatedLocations"] = [
                 {"id": i, "physicalLocation": _physical(fr, rel.span), "message": {"text": rel.message}}

@@ -22,7 +22,8 @@ def finding_lines(fr: FileReport, finding: Finding) -> list[str]:
     """The lines for one finding: the headline, then notes and help."""
     loc = fr.location(finding.span)
     path = fr.file.display
-    lines = [f"{path}:{loc.line}:{loc.column}: {severity(finding)}[{finding.rule}]: {finding.message}"]
+    pass_label = f" [{finding.source}]" if finding.source != "offload-ls" else ""
+    lines = [f"{path}:{loc.line}:{loc.column}: {severity(finding)}[{finding.rule}]: {finding.message}{pass_label}"]
     for rel in finding.related:
         r = fr.location(rel.span)
         lines.append(f"  {path}:{r.line}:{r.column}: note: {rel.message}")

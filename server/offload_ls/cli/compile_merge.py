@@ -1,0 +1,132 @@
+"""``offload-ls check --compile``: run the offload check (device pass, host pass, transfer
+plan) of every crate the checked files belong to, and merge the compiler's findings into
+the lint results — the same pipeline as check-on-save, headless.
+
+Compiler messages become findings with ``rule`` = the compiler's code (``E0599``, a lint
+name, ``offload_transfer_plan``) or ``compiler`` / ``ice`` when it has none, ``source`` =
+the pass (``offload-ls(device nvptx64 sm_90)``), level ``deny`` for errors and crashes,
+``warn`` for warnings. A message without a span is placed on the crate's Cargo.toml.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from offload_ls.analysis.engine import analyze_source
+from offload_ls.analysis.model import Edit, Finding, Fix, Level, Related, Span
+from offload_ls.cli.check import CheckResult, FileReport, Notice, SourcePath
+from offload_ls.toolchain.compile import run_plan
+from offload_ls.toolchain.crate import CrateError, load_crate
+from offload_ls.toolchain.diagnostics import CompilerDiagnostic
+from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
+from offload_ls.toolchain.plan import check_plan
+from offload_ls.toolchain.transfer_check import plan_for_launch
+from offload_ls.workspace.cargo import find_manifest
+
+_LEVEL = {"error": Level.DENY, "ice": Level.DENY, "warning": Level.WARN}
+
+
+def _package_line_span(data: bytes) -> Span:
+    pos = data.find(b"[package]")
+    return Span(pos, pos + len(b"[package]")) if pos >= 0 else Span(0, 0)
+
+
+def merge_compiler_findings(result: CheckResult, report: Callable[[Notice], None],
+                            transfer_plan: bool = True, timeout_s: float = 600.0) -> None:
+    """Compile each crate of ``result``'s files and add the compiler's findings to it.
+
+    Problems (no toolchain, a bad Cargo.toml) become notices with level ``error``.
+    """
+    manifests: dict[Path, None] = {}
+    for fr in result.files:
+        m = find_manifest(Path(fr.file.absolute))
+        if m is not None:
+            manifests[m.resolve()] = None
+    if not manifests:
+        report(Notice("warning", "--compile: no Cargo.toml above the checked files; nothing compiled"))
+        return
+    doctor = run_doctor(probe_gpus=False)
+    if doctor.toolchain is None or doctor.toolchain.cargo is None:
+        report(Notice("error", "--compile: no Rust toolchain with cargo found ("
+                      + "; ".join(doctor.missing) + f"); install: {doctor.install}"))
+        return
+    if doctor.pipeline == HOST_ONLY:
+        report(Notice("warning", "--compile: no offload-capable toolchain; only the host pass runs ("
+                      + "; ".join(doctor.missing) + ")"))
+    by_path = {Path(fr.file.absolute).resolve(): fr for fr in result.files}
+    for manifest in manifests:
+        try:
+            crate = load_crate(manifest, doctor.toolchain.cargo, env={"RUSTC": doctor.toolchain.rustc})
+        except CrateError as exc:
+            report(Notice("error", f"--compile: {exc}"))
+            continue
+        plan = check_plan(crate, doctor, {"check": timeout_s, "ir": timeout_s},
+                          transfer_plan=transfer_plan and doctor.pipeline != HOST_ONLY)
+        outcome = asyncio.run(run_plan(plan))
+        for d in outcome.diagnostics:
+            _add(result, by_path, manifest, d)
+        for path, fr in by_path.items():
+            if find_manifest(path) is not None and find_manifest(path).resolve() == manifest and outcome.transfers:
+                _add_transfer_findings(result, fr, outcome.transfers)
+
+
+def _report_for(result: CheckResult, by_path: dict[Path, FileReport], path: Path) -> FileReport | None:
+    path = path.resolve()
+    fr = by_path.get(path)
+    if fr is None:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        fr = FileReport(SourcePath.of(path, result.cwd), data, ())
+        result.files.append(fr)
+        by_path[path] = fr
+    return fr
+
+
+def _add(result: CheckResult, by_path: dict[Path, FileReport], manifest: Path, d: CompilerDiagnostic) -> None:
+    level = _LEVEL.get(d.level)
+    if level is None:
+        return  # notes/help on their own are not findings
+    if d.span is None:
+        fr = _report_for(result, by_path, manifest)
+        span = _package_line_span(fr.source) if fr else Span(0, 0)
+    else:
+        fr = _report_for(result, by_path, d.span.file)
+        span = Span(d.span.start, d.span.end)
+    if fr is None:
+        return
+    message = d.message + ("".join(f"\n{n}" for n in d.notes) if d.notes else "")
+    related = tuple(Related(Span(s.start, s.end), m) for s, m in d.related if s.file.resolve() == Path(fr.file.absolute).resolve())
+    fixes = ()
+    if d.fixes and all(r.span.file.resolve() == Path(fr.file.absolute).resolve() for r in d.fixes):
+        fixes = (Fix("apply the compiler's suggestion", tuple(Edit(Span(r.span.start, r.span.end), r.text)
+                                                               for r in d.fixes)),)
+    finding = Finding(rule=d.code or ("ice" if d.level == "ice" else "compiler"), span=span, message=message,
+                      level=level, fixes=fixes, related=related, source=d.source)
+    _append(fr, finding)
+
+
+def _append(fr: FileReport, finding: Finding) -> None:
+    findings = sorted((*fr.findings, finding), key=lambda f: (f.span.start, f.span.end, f.rule))
+    object.__setattr__(fr, "findings", tuple(findings)) if _frozen(fr) else setattr(fr, "findings", tuple(findings))
+
+
+def _frozen(obj) -> bool:
+    params = getattr(type(obj), "__dataclass_params__", None)
+    return bool(params and params.frozen)
+
+
+def _add_transfer_findings(result: CheckResult, fr: FileReport, transfers) -> None:
+    analysis = analyze_source(fr.source)
+    kernels = {k.name: k for k in analysis.kernels}
+    for launch in analysis.launches:
+        kt = transfers.get(launch.kernel or "")
+        if kt is None:
+            continue
+        for ap in plan_for_launch(launch, kernels.get(launch.kernel), kt):
+            if ap.problem:
+                _append(fr, Finding(rule="offload_transfer_plan", span=ap.arg.span, message=ap.problem,
+                                    level=Level.WARN, source="offload-ls(host)"))

