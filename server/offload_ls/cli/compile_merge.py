@@ -110,13 +110,7 @@ def _add(result: CheckResult, by_path: dict[Path, FileReport], manifest: Path, d
 
 
 def _append(fr: FileReport, finding: Finding) -> None:
-    findings = sorted((*fr.findings, finding), key=lambda f: (f.span.start, f.span.end, f.rule))
-    object.__setattr__(fr, "findings", tuple(findings)) if _frozen(fr) else setattr(fr, "findings", tuple(findings))
-
-
-def _frozen(obj) -> bool:
-    params = getattr(type(obj), "__dataclass_params__", None)
-    return bool(params and params.frozen)
+    fr.findings = tuple(sorted((*fr.findings, finding), key=lambda f: (f.span.start, f.span.end, f.rule)))
 
 
 def _add_transfer_findings(result: CheckResult, fr: FileReport, transfers) -> None:
