@@ -72,15 +72,16 @@ class Settings:
         """True if ``path`` (a crate directory or file) lies in a trusted workspace folder."""
         from pathlib import Path
 
+        from offload_ls.workspace.files import within
+
         if "*" in self.trustedWorkspaces:
             return True
-        p = Path(path).resolve()
         for folder in self.trustedWorkspaces:
             try:
-                root = Path(folder).expanduser().resolve()
-            except (OSError, RuntimeError):
+                root = Path(folder).expanduser()
+            except RuntimeError:  # "~user" of an unknown user
                 continue
-            if p == root or root in p.parents:
+            if within(Path(path), root):
                 return True
         return False
 

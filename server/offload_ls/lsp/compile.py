@@ -32,6 +32,7 @@ from offload_ls.toolchain.service import CompileService
 from offload_ls.toolchain.transfer_check import ArgPlan, plan_for_launch
 from offload_ls.toolchain.transfer_plan import KernelTransfers, decode_map_type, human_bytes
 from offload_ls.workspace.cargo import find_manifest
+from offload_ls.workspace.files import real_path
 
 if TYPE_CHECKING:
     from offload_ls.lsp.server import OffloadLanguageServer
@@ -101,8 +102,10 @@ class CompileFeature:
     # ------------------------------------------------------------------ triggers
 
     def manifest_for(self, path: Path) -> Path | None:
-        """The Cargo.toml of the crate containing ``path`` (within its workspace folder)."""
-        d = path.parent
+        """The Cargo.toml of the crate containing ``path`` (within its workspace folder;
+        ``None`` for a link out of it). Cached per real directory: a link must not decide
+        the crate of the other files beside it."""
+        d = real_path(path).parent
         if d not in self._manifests:
             self._manifests[d] = find_manifest(path, self.server.root_of(path))
         return self._manifests[d]

@@ -13,7 +13,9 @@ disk) and hand results back to the loop.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import signal
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -22,12 +24,15 @@ from pathlib import Path
 import attrs
 from lsprotocol import types
 from pygls.capabilities import get_capability
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import RPCRequest
 from pygls.protocol.language_server import lsp_method
 
 from offload_ls import __version__
 from offload_ls.analysis.engine import FileAnalysis, analyze_tree
+from offload_ls.lsp import wire
 from offload_ls.lsp.code_actions import code_actions
 from offload_ls.lsp.commands import GpuCommands
 from offload_ls.lsp.compile import CompileFeature
@@ -48,6 +53,7 @@ from offload_ls.lsp.workspace_scan import (
 )
 from offload_ls.settings import Settings
 from offload_ls.syntax.text import Encoding
+from offload_ls.toolchain.process import kill_all
 from offload_ls.workspace.files import is_ignored
 
 log = logging.getLogger(__name__)
@@ -60,17 +66,85 @@ CONFIG_TIMEOUT_S = 10.0
 WATCHED_FILES_REGISTRATION_ID = "offload-ls-watched-files"
 
 
-class OffloadProtocol(LanguageServerProtocol):
-    """pygls' protocol with offload-ls's position-encoding preference.
+class _Undecodable:
+    """A message body that is JSON but not a valid message (answered per :func:`wire.classify`)."""
 
-    pygls picks the first encoding in the client's list that it supports; offload-ls
-    prefers UTF-8 whenever the client offers it (no conversion: tree-sitter counts
-    bytes), then UTF-16, then UTF-32 (:func:`offload_ls.lsp.positions.choose_encoding`).
-    The choice is made here, before pygls builds its workspace and the
-    ``ServerCapabilities.positionEncoding`` it reports, so both agree with it.
+    __slots__ = ("data",)
+
+    def __init__(self, data) -> None:
+        self.data = data
+
+
+class OffloadProtocol(LanguageServerProtocol):
+    """pygls' protocol with offload-ls's position-encoding preference and a hardened
+    message lifecycle.
+
+    Encoding: pygls picks the first encoding in the client's list that it supports;
+    offload-ls prefers UTF-8 whenever the client offers it (no conversion: tree-sitter
+    counts bytes), then UTF-16, then UTF-32
+    (:func:`offload_ls.lsp.positions.choose_encoding`). The choice is made here, before
+    pygls builds its workspace and the ``ServerCapabilities.positionEncoding`` it reports,
+    so both agree with it.
+
+    Lifecycle and malformed messages (:mod:`offload_ls.lsp.wire`): every request gets an
+    answer — ``-32600`` / ``-32602`` for one that cannot be decoded, ``-32002`` before
+    ``initialize``, ``-32600`` for a second ``initialize`` and after ``shutdown``;
+    notifications before ``initialize`` (other than ``exit``) are dropped.
     """
 
     _server: "OffloadLanguageServer"
+    _initialize_seen = False
+
+    def structure_message(self, data):
+        """pygls' decoding, but a message it cannot decode is kept for an error reply
+        instead of raising inside ``json.loads`` (which loses the request id)."""
+        if "jsonrpc" in data and wire.bad_envelope(data):
+            return _Undecodable(data)
+        try:
+            return super().structure_message(data)
+        except JsonRpcException:
+            return _Undecodable(data)
+
+    def send_error(self, rid, code: int, message: str) -> None:
+        """Send a JSON-RPC error response (``rid`` may be ``None``: ``"id": null``)."""
+        self._send_data(wire.error_response(rid, code, message))
+
+    def handle_message(self, message) -> None:
+        if isinstance(message, _Undecodable) or not hasattr(message, "jsonrpc"):
+            data = message.data if isinstance(message, _Undecodable) else message
+            reply = wire.classify(data)
+            log.warning("ignored an invalid JSON-RPC message%s",
+                        f" (answered {reply[1]}: {reply[2]})" if reply else "")
+            if reply is not None:
+                self.send_error(*reply)
+            elif isinstance(data, dict) and "method" not in data and wire.valid_id(data.get("id")):
+                # A client response we cannot decode: fail the request that waits for it.
+                future = self._request_futures.pop(data["id"], None)
+                if future is not None and not future.done():
+                    future.set_exception(JsonRpcException(f"invalid response from the client: {data!r:.200}"))
+            return
+        method = getattr(message, "method", None)
+        if method is None:
+            super().handle_message(message)  # a response from the client
+            return
+        request = isinstance(message, RPCRequest)
+        if method == types.INITIALIZE:
+            if self._initialize_seen:
+                self.send_error(message.id, wire.INVALID_REQUEST, "initialize may only be sent once")
+                return
+            self._initialize_seen = True
+        elif not self._initialize_seen and method != types.EXIT:
+            if request:
+                self.send_error(message.id, wire.SERVER_NOT_INITIALIZED,
+                                f"{method} before initialize: the server is not initialized")
+            else:
+                log.warning("dropped the %s notification sent before initialize", method)
+            return
+        elif self._shutdown and method != types.EXIT:
+            if request:
+                self.send_error(message.id, wire.INVALID_REQUEST, f"{method} after shutdown")
+            return
+        super().handle_message(message)
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):
@@ -138,6 +212,16 @@ class OffloadLanguageServer(LanguageServer):
             return
         log.info("%s", message)
         self.window_log_message(types.LogMessageParams(type=type_, message=message))
+
+    def report_server_error(self, error: Exception, source) -> None:
+        """pygls' error hook. pygls' reader loop calls it with ``source`` =
+        ``JsonRpcException`` when a message body is not JSON (or not UTF-8, or nested too
+        deeply to decode): answer with the JSON-RPC parse error, ``"id": null``."""
+        if source is JsonRpcException and isinstance(error, (json.JSONDecodeError, UnicodeDecodeError,
+                                                             RecursionError)):
+            self.protocol.send_error(None, wire.PARSE_ERROR, f"Parse error: {type(error).__name__}: {error}"[:500])
+            return
+        super().report_server_error(error, source)
 
     def show(self, message: str, type_: types.MessageType = types.MessageType.Warning) -> None:
         """Send a ``window/showMessage`` (a pop-up: use sparingly)."""
@@ -374,11 +458,16 @@ class OffloadLanguageServer(LanguageServer):
             self.log(reason, types.MessageType.Warning)
         return False
 
-    def _analyse(self, source: bytes, tree, levels: dict) -> FileAnalysis:
+    def _analyse(self, source: bytes, tree, levels: dict, label: str = "document") -> FileAnalysis:
+        """Run the rules; an exception in them gives no findings and one log line to the
+        client (``<label>: analysis failed (<error>); no lints for this text``) plus the
+        traceback on stderr. Safe to call from worker threads."""
         try:
             return analyze_tree(source, tree.root_node, levels)
-        except Exception:  # noqa: BLE001 - never crash a handler on odd input
-            log.exception("analysis failed")
+        except Exception as exc:  # noqa: BLE001 - never crash a handler on odd input
+            log.exception("analysis of %s failed", label)
+            self.log(f"{label}: analysis failed ({type(exc).__name__}: {exc}); no lints for this text",
+                     types.MessageType.Error)
             return _EMPTY
 
     def analysis_for(self, doc: Document) -> FileAnalysis:
@@ -390,7 +479,8 @@ class OffloadLanguageServer(LanguageServer):
         if not self._screen(doc.uri, doc.path and str(doc.path) or doc.uri, doc.source):
             analysis = _EMPTY
         else:
-            analysis = self._analyse(doc.source, doc.parsed.tree, self.levels_for(doc.path))
+            analysis = self._analyse(doc.source, doc.parsed.tree, self.levels_for(doc.path),
+                                     doc.path and str(doc.path) or doc.uri)
         doc.analysis, doc.analysed_version = analysis, doc.parsed.version
         return analysis
 
@@ -415,7 +505,7 @@ class OffloadLanguageServer(LanguageServer):
             source, tree = doc.source, doc.parsed.tree.copy()
             levels = self.levels_for(doc.path)
             analysis = await asyncio.get_running_loop().run_in_executor(
-                self.doc_pool, self._analyse, source, tree, levels)
+                self.doc_pool, self._analyse, source, tree, levels, doc.path and str(doc.path) or uri)
             if self.documents.get(uri) is not doc or doc.parsed.version != version:
                 return  # changed meanwhile: the newer job publishes
             doc.analysis, doc.analysed_version = analysis, version
@@ -670,4 +760,12 @@ def serve_stdio() -> None:
     Python logging goes to stderr (stdout carries the protocol)."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="offload-ls %(levelname)s %(name)s: %(message)s")
-    create_server().start_io()
+    # An editor that stops the server with a signal ends the session like `exit` does.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda signum, _frame: sys.exit(128 + signum))
+    try:
+        create_server().start_io(stdin=wire.ResyncStdin(sys.stdin.buffer))
+    finally:
+        # However the session ended (exit, end of input, a crash), no compiler or program
+        # the server started outlives it.
+        kill_all()

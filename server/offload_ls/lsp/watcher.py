@@ -58,6 +58,14 @@ class _Handler(PatternMatchingEventHandler):
         self._loop = loop
         self._sink = sink
 
+    def dispatch(self, event: FileSystemEvent) -> None:
+        """Never let an exception out: it would end watchdog's dispatch thread, and the
+        watcher would go deaf for the rest of the session without a word."""
+        try:
+            super().dispatch(event)
+        except Exception:  # noqa: BLE001
+            log.exception("file watcher: handling %r failed; watching continues", event)
+
     def _emit(self, raw: str | bytes, deleted: bool) -> None:
         path = Path(raw.decode() if isinstance(raw, bytes) else raw)
         if not path.name.endswith(".rs") and path.name != "Cargo.toml":

@@ -23,10 +23,36 @@ STARTED: list[tuple[str, ...]] = []
 _STARTED_LOCK = threading.Lock()
 
 
+#: Process groups started here and not yet reaped (pgid == the child's pid).
+_LIVE: set[int] = set()
+
+
 def _record(argv: Sequence[str]) -> None:
     with _STARTED_LOCK:
         STARTED.append(tuple(argv))
         del STARTED[:-1000]
+
+
+def _track(pid: int) -> None:
+    with _STARTED_LOCK:
+        _LIVE.add(pid)
+
+
+def _untrack(pid: int) -> None:
+    with _STARTED_LOCK:
+        _LIVE.discard(pid)
+
+
+def kill_all() -> int:
+    """Kill the process group of every program started here that is still running
+    (the language server calls this when its session ends, however it ends: a compile
+    must not outlive the editor). Returns how many groups were signalled."""
+    with _STARTED_LOCK:
+        groups = sorted(_LIVE)
+        _LIVE.clear()
+    for pgid in groups:
+        _kill_group(pgid)
+    return len(groups)
 
 
 @dataclass
@@ -82,6 +108,7 @@ def run(argv: Sequence[str], *, timeout: float, cwd: Path | None = None,
         )
     except OSError as exc:
         return Completed(argv, None, "", "", time.monotonic() - start, error=f"{argv[0]}: {exc.strerror or exc}")
+    _track(proc.pid)
     try:
         out, err = proc.communicate(input=input.encode() if input is not None else None, timeout=timeout)
         timed_out = False
@@ -89,6 +116,8 @@ def run(argv: Sequence[str], *, timeout: float, cwd: Path | None = None,
         _kill_group(proc.pid)
         out, err = proc.communicate()
         timed_out = True
+    finally:
+        _untrack(proc.pid)
     return Completed(argv, proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
                      time.monotonic() - start, timed_out=timed_out)
 
@@ -141,6 +170,19 @@ async def run_async(argv: Sequence[str], *, timeout: float, cwd: Path | None = N
     except OSError as exc:
         return Completed(argv, None, "", "", time.monotonic() - start, error=f"{argv[0]}: {exc.strerror or exc}")
 
+    _track(proc.pid)
+    try:
+        return await _supervise(proc, argv, start, timeout, cancel, on_stdout_line, on_stderr_line)
+    finally:
+        # Also when the awaiting task is cancelled (the event loop closing at the end of
+        # the session): the group must not outlive its caller.
+        if proc.returncode is None:
+            _kill_group(proc.pid)
+        _untrack(proc.pid)
+
+
+async def _supervise(proc, argv: tuple[str, ...], start: float, timeout: float, cancel: CancelToken | None,
+                     on_stdout_line, on_stderr_line) -> Completed:
     out_lines: list[str] = []
     err_lines: list[str] = []
 

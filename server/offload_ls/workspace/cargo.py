@@ -8,6 +8,7 @@ from pathlib import Path
 
 from offload_ls.analysis.model import Level
 from offload_ls.settings import parse_rule_levels
+from offload_ls.workspace.files import real_path
 
 
 @dataclass
@@ -30,11 +31,15 @@ def find_manifest(path: Path, stop: Path | None = None) -> Path | None:
     """The nearest ``Cargo.toml`` at ``path`` (a file or directory) or above it.
 
     Args:
-        stop: do not look above this directory (e.g. the LSP workspace root).
+        stop: do not look above this directory (e.g. the LSP workspace root); a ``path``
+            whose links lead out of ``stop`` has no manifest (``None``): nothing outside
+            the workspace folder is read through a link. Never raises on link loops.
     """
-    path = path.resolve()
+    path = real_path(path)
     d = path if path.is_dir() else path.parent
-    stop = stop.resolve() if stop is not None else None
+    stop = real_path(stop) if stop is not None else None
+    if stop is not None and d != stop and stop not in d.parents:
+        return None
     while True:
         candidate = d / "Cargo.toml"
         if candidate.is_file():
@@ -89,7 +94,7 @@ def _workspace_manifest(manifest: Path, data: dict, stop: Path | None,
     if "workspace" in data:
         return manifest, data
     d = manifest.parent.parent
-    stop = stop.resolve() if stop is not None else None
+    stop = real_path(stop) if stop is not None else None
     while d != d.parent:
         candidate = d / "Cargo.toml"
         if candidate.is_file():

@@ -24,13 +24,47 @@ def rust_files(root: Path) -> Iterator[Path]:
                 yield Path(dirpath) / name
 
 
-def is_ignored(path: Path, root: Path) -> bool:
-    """True if ``path`` lies in a skipped directory below ``root`` or outside ``root``."""
+def real_path(path: Path | str) -> Path:
+    """``path`` with every symbolic link resolved, as far as they resolve.
+
+    Never raises: ``Path.resolve()`` raises ``RuntimeError`` on a symlink loop (Python
+    3.11) and ``ValueError`` on an embedded NUL; here a loop stays where it loops (reading
+    it then fails with ``ELOOP``, which callers report) and an invalid path is returned
+    as it is (absolute, normalised)."""
     try:
-        rel = path.resolve().relative_to(root.resolve())
+        return Path(os.path.realpath(path))
+    except (OSError, ValueError):
+        return Path(os.path.abspath(path))
+
+
+def within(path: Path, root: Path) -> bool:
+    """True if ``path``, links resolved, is ``root`` or below it (links in ``root``
+    resolved too). Never raises."""
+    real, top = real_path(path), real_path(root)
+    return real == top or top in real.parents
+
+
+def is_ignored(path: Path, root: Path) -> bool:
+    """True if ``path`` lies in a skipped directory below ``root``, outside ``root`` (also
+    through a symbolic link), or is reached through a link to a directory (which
+    :func:`rust_files` never walks: such a path is an alias, and a link loop gives
+    endless ones). Never raises (see :func:`real_path`)."""
+    try:
+        rel = real_path(path).relative_to(real_path(root))
     except ValueError:
         return True
-    return any(part in SKIP_DIRS for part in rel.parts[:-1])
+    if any(part in SKIP_DIRS for part in rel.parts[:-1]):
+        return True
+    try:
+        lexical = Path(os.path.abspath(path)).relative_to(os.path.abspath(root))
+    except (ValueError, TypeError):
+        return False
+    d = Path(os.path.abspath(root))
+    for part in lexical.parts[:-1]:
+        d = d / part
+        if d.is_symlink():
+            return True
+    return False
 
 
 class FileTooLarge(Exception):
