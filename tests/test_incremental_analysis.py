@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from helpers import dedent
@@ -346,6 +347,22 @@ def test_results_never_depend_on_the_cache():
             assert result == analyze_source(pf.source), (path, edit)
             compared += 1
     assert compared == 120
+
+
+def test_threads_sharing_a_cache_get_the_results_of_their_own_text():
+    text = (REPO / "examples" / "lint-gallery" / "src" / "main.rs").read_bytes()
+    versions = [text.replace(b"fn ", b"fn /*%d*/ " % k, k) for k in range(8)]
+    expected = [analyze_source(v) for v in versions]
+    trees = [parse(v) for v in versions]
+    cache = AnalysisCache()
+
+    def run(k: int):
+        return analyze_tree(versions[k % 8], trees[k % 8].root_node, cache=cache)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = list(pool.map(run, range(64)))
+    assert got == [expected[k % 8] for k in range(64)]
+    assert expected[0].findings and expected[0] != expected[1]
 
 
 def test_a_rule_that_raises_on_one_unit_reports_nothing_for_the_file(monkeypatch, caplog):

@@ -11,6 +11,7 @@ tables are LRU-bounded, so a long editing session cannot grow the cache without 
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -122,7 +123,8 @@ class AnalysisCache:
     Args:
         max_entries: bound of each table (summaries, rule results), in units.
 
-    Not thread-safe: use one cache per document from one thread at a time.
+    Analyses that share a cache run one at a time (``analyze_tree`` holds :attr:`lock`),
+    so a server may use a document's cache from its worker threads and its event loop.
     """
 
     def __init__(self, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
@@ -130,6 +132,7 @@ class AnalysisCache:
         self.results = LRU(max_entries)
         self.last: LastRun | None = None
         self.stats = CacheStats()
+        self.lock = threading.RLock()
 
     def __len__(self) -> int:
         """Entries held (summaries and rule results together)."""

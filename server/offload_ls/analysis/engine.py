@@ -62,11 +62,17 @@ def analyze_tree(source: bytes, root: Node, levels: Mapping[str, Level] | None =
 
     A rule that raises is logged and skipped; the other rules still report.
     """
+    if cache is None:
+        return _analyze(source, root, levels, AnalysisCache())
+    with cache.lock:
+        return _analyze(source, root, levels, cache)
+
+
+def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: AnalysisCache) -> FileAnalysis:
     lv = effective_levels(levels)
     rules = all_rules()
     active = tuple((name, rules[name], lv[name]) for name in rules if lv[name] is not Level.ALLOW)
     signature = tuple((name, level) for name, _, level in active)
-    c = cache if cache is not None else AnalysisCache()
     stats = c.stats = CacheStats()
     units = split_units(root, source)
     n = stats.units = len(units)
