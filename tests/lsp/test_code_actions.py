@@ -81,3 +81,24 @@ async def test_no_actions_outside_the_finding_or_for_other_kinds(client, tmp_pat
     actions = await request(client, uri, KERNEL_RANGE["utf-16"], diags,
                             only=[types.CodeActionKind.QuickFix])
     assert [a.title for a in actions] == [TITLE]
+
+
+
+def test_build_and_run_source_actions_on_a_kernel():
+    # In-process: lsprotocol's client-side converter decodes a CodeAction that carries a
+    # `command` as a bare Command (losing `kind`), so the stdio client cannot check this.
+    from types import SimpleNamespace
+
+    from offload_ls.analysis.engine import analyze_source
+    from offload_ls.analysis.model import Span
+    from offload_ls.lsp.commands import GpuCommands
+
+    analysis = analyze_source(SRC.encode())
+    doc = SimpleNamespace(uri="file:///k.rs")
+    gpu = GpuCommands(server=None)
+    actions = gpu.code_actions(doc, analysis, Span(30, 30))
+    assert [(a.title, a.kind, a.command.command, a.command.arguments) for a in actions] == [
+        ("Build for GPU", "source.offload-ls.build", "offload-ls.build", [{"uri": "file:///k.rs"}]),
+        ("Run on GPU", "source.offload-ls.run", "offload-ls.run", [{"uri": "file:///k.rs"}])]
+    end = len(SRC.encode())
+    assert gpu.code_actions(doc, analysis, Span(end, end)) == []

@@ -254,6 +254,17 @@ class GpuCommands:
                 lenses.append(types.CodeLens(range=rng, command=types.Command(title, REPORT, arguments=[{"uri": uri}])))
         return lenses
 
+    def code_actions(self, doc, analysis, span) -> list[types.CodeAction]:
+        """"Build for GPU" / "Run on GPU" when the range touches a kernel or a launch."""
+        touches = [k.span for k in analysis.kernels] + [la.span for la in analysis.launches]
+        if not any(t.start <= span.end and span.start <= t.end for t in touches):
+            return []
+        arg = [{"uri": doc.uri}]
+        return [types.CodeAction(title="Build for GPU", kind=types.CodeActionKind.Source + ".offload-ls.build",
+                                 command=types.Command(title="Build for GPU", command=BUILD, arguments=arg)),
+                types.CodeAction(title="Run on GPU", kind=types.CodeActionKind.Source + ".offload-ls.run",
+                                 command=types.Command(title="Run on GPU", command=RUN, arguments=arg))]
+
     def resources_markdown(self, path: Path | None, kernel: str) -> str | None:
         manifest = self.server.compiles.manifest_for(path) if path else None
         for r in self.resources.get(manifest, []) if manifest else []:

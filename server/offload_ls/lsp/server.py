@@ -602,6 +602,12 @@ class OffloadLanguageServer(LanguageServer):
             compiler = self.compiles.code_actions(uri, params.range)
             if compiler:
                 actions = (actions or []) + compiler
+        # Build/Run are source actions: offered when the client asks for source actions
+        # (VS Code's "Source Action..." menu), not mixed into the quick fixes.
+        if only and any(k == types.CodeActionKind.Source or str(k).startswith("source.offload-ls") for k in only):
+            gpu = self.gpu.code_actions(doc, analysis, wanted)
+            if gpu:
+                actions = (actions or []) + gpu
         return actions
 
     def _capability(self, path: str, default):
