@@ -194,3 +194,13 @@ async def test_broken_cargo_toml_is_reported_on_the_manifest(client, tmp_path):
     assert d.message.startswith(f"offload check not run: {manifest}: cargo metadata failed: ")
     assert d.range == types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=9))
     assert d.severity == types.DiagnosticSeverity.Warning
+
+
+async def test_trusted_workspace_reports_the_doctor_at_start(client, tmp_path):
+    crate = _copy(tmp_path, "device-error")
+    await _init(client, crate, trusted=True)
+    text = await wait_for(lambda: next((m.message for m in client.log_messages
+                                        if m.message.startswith("offload-ls doctor:\n")), None),
+                          "the doctor's report in the log", timeout=120)
+    assert "\nRust toolchains:\n" in text
+    assert "\nPipeline: " in text

@@ -394,6 +394,10 @@ class OffloadLanguageServer(LanguageServer):
         if self.settings.scanWorkspace:
             await self.start_watching()
             self.start_scan()
+        if any(self.settings.trusts(root) for root in self.workspace_roots()):
+            # Probe the toolchain now (logged; one showMessage if nothing can compile for a
+            # GPU) rather than on the first save. Untrusted workspaces start no compiler.
+            asyncio.get_running_loop().run_in_executor(None, self.compiles.doctor)
 
     async def register_watched_files(self) -> None:
         """Ask the client to watch ``**/*.rs`` and ``**/Cargo.toml`` for us, if it can
