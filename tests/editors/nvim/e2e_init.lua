@@ -254,8 +254,11 @@ run_scenario = function(buf, uri, client, published_current)
   end
   run_ex("OffloadRun", "offload-ls.run", plan.run_timeout_ms)
   out.run_buffer = lines_of("run")
+  -- From the run buffer, the commands still mean the crate of the file.
+  vim.api.nvim_set_current_buf(vim.fn.bufnr("offload-ls://run"))
   run_ex("OffloadRunReport", "offload-ls.showRunReport")
   out.report_buffer = lines_of("run-report")
+  vim.api.nvim_set_current_buf(buf)
   local res = vim.lsp.buf_request_sync(buf, "textDocument/codeLens", { textDocument = { uri = uri } }, T)
   out.codelens = res and res[client.id] and res[client.id].result or vim.NIL
   run_ex("OffloadBuild host", "offload-ls.build", plan.run_timeout_ms)

@@ -237,8 +237,21 @@ function M.execute(command, arguments, bufnr, on_done)
   end, bufnr)
 end
 
+-- The file buffer a command is about: the current one, or, from one of the
+-- "offload-ls://" buffers, the file buffer of the previous command.
+local last_source_buf = nil
+local function source_buf()
+  local buf = vim.api.nvim_get_current_buf()
+  if vim.api.nvim_buf_get_name(buf):match("^offload%-ls://") and last_source_buf
+      and vim.api.nvim_buf_is_valid(last_source_buf) then
+    return last_source_buf
+  end
+  last_source_buf = buf
+  return buf
+end
+
 local function uri_args(bufnr, extra)
-  local args = { uri = vim.uri_from_bufnr(bufnr or 0) }
+  local args = { uri = vim.uri_from_bufnr(bufnr) }
   for k, v in pairs(extra or {}) do
     args[k] = v
   end
@@ -247,7 +260,8 @@ end
 
 --- Build the crate of the current buffer; `device_image`: "gpu" | "host" | "both" | nil.
 function M.build(device_image, on_done)
-  M.execute(M.commands.build, uri_args(0, { deviceImage = device_image }), 0, on_done)
+  local buf = source_buf()
+  M.execute(M.commands.build, uri_args(buf, { deviceImage = device_image }), buf, on_done)
 end
 
 --- Build if stale and run the crate of the current buffer with program arguments `args`.
@@ -256,11 +270,13 @@ function M.run(args, on_done)
   if args and #args > 0 then
     extra.args = args
   end
-  M.execute(M.commands.run, uri_args(0, extra), 0, on_done)
+  local buf = source_buf()
+  M.execute(M.commands.run, uri_args(buf, extra), buf, on_done)
 end
 
 function M.run_report(on_done)
-  M.execute(M.commands.report, uri_args(0), 0, on_done)
+  local buf = source_buf()
+  M.execute(M.commands.report, uri_args(buf), buf, on_done)
 end
 
 function M.doctor(on_done)
@@ -268,7 +284,8 @@ function M.doctor(on_done)
 end
 
 function M.cancel(on_done)
-  M.execute(M.commands.cancel, uri_args(0), 0, on_done)
+  local buf = source_buf()
+  M.execute(M.commands.cancel, uri_args(buf), buf, on_done)
 end
 
 --- Handler of the server's `offload-ls/runOutput` notification ({uri, stream, line}).
