@@ -304,6 +304,15 @@ def test_items_of_a_mod_body_are_units_of_their_own():
     assert doc.cache.stats.summarized == 1
 
 
+def test_deeply_nested_mods_do_not_exhaust_recursion():
+    src = "mod a {\n" * 3000 + "#[kernel]\nfn k(y: &mut [f32; 4]) { y[0] = 1.0; }\n" + "}\n" * 3000
+    result = analyze_source(src.encode())
+    assert located(src.encode(), result.findings) == [("unindexed_kernel_write", 3002, 26, "y[0]")]
+    gated = "#[cfg(offload_device)] mod a {\n" * 40 + "fn f() { println!(); }\n" + "}\n" * 40
+    result = analyze_source(gated.encode())
+    assert located(gated.encode(), result.findings) == [("host_only_api_in_kernel", 41, 10, "println!")]
+
+
 def test_cache_stays_within_its_bound():
     text = (REPO / "examples" / "lint-gallery" / "src" / "main.rs").read_text()
     doc = Doc(text, max_entries=5)

@@ -80,14 +80,19 @@ def split_units(root: Node, source: bytes) -> list[Unit]:
     Args:
         root: the tree's root node; source: the bytes it was parsed from."""
     out: list[Unit] = []
-    _split(root, root.children, False, source, out, root.has_error)
+    _split(root, root.children, False, source, out, root.has_error, 0)
     return out
 
 
+#: ``mod`` bodies nested deeper than this stay inside their ``mod``'s unit (no recursion
+#: limit for pathological nesting; the unit is analysed all the same, only less finely).
+MAX_MOD_DEPTH = 32
+
+
 def _split(parent: Node, children: list[Node], gate: bool, source: bytes, out: list[Unit],
-           errors: bool) -> None:
+           errors: bool, depth: int) -> None:
     """Append the units of ``parent``'s ``children``; ``errors``: the tree has syntax
-    errors somewhere (else no node needs checking)."""
+    errors somewhere (else no node needs checking); ``depth``: ``mod`` nesting."""
     pending: list[Node] = []
     in_mod = parent.type == "declaration_list"
     for child in children:
@@ -100,13 +105,13 @@ def _split(parent: Node, children: list[Node], gate: bool, source: bytes, out: l
                 out.append(_unit(parent, pending, gate, source, errors))
                 pending = []
             continue
-        if t == "mod_item":
+        if t == "mod_item" and depth < MAX_MOD_DEPTH:
             body = child.child_by_field_name("body")
             if body is not None and body.type == "declaration_list":
                 pending.append(child)
                 out.append(_unit(parent, pending, gate, source, errors, mod_body=body))
                 inner_gate = gate or any(_device_cfg_attr(n) for n in pending if n.type == "attribute_item")
-                _split(body, body.children, inner_gate, source, out, errors)
+                _split(body, body.children, inner_gate, source, out, errors, depth + 1)
                 pending = []
                 continue
         if pending:
