@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import tomllib
 from pathlib import Path
 
@@ -123,8 +124,6 @@ class StdioClient:
 
     def wait(self, pred, timeout: float = 30) -> dict:
         """Handle incoming messages until one satisfies ``pred``; return it."""
-        import time
-
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -163,18 +162,23 @@ def helix_session(tmp_path: Path, config: dict) -> tuple[StdioClient, dict, byte
     shutil.copytree(FIXTURE, crate)
     main_rs = crate / "src" / "main.rs"
     client = StdioClient(resolve_program([server["command"], *server["args"]]), config, crate)
-    client.request("initialize", {
-        "processId": os.getpid(), "rootUri": crate.as_uri(), "initializationOptions": config,
-        "workspaceFolders": [{"uri": crate.as_uri(), "name": crate.name}],
-        "capabilities": {"workspace": {"configuration": True, "workspaceFolders": True},
-                         "general": {"positionEncodings": ["utf-8", "utf-32", "utf-16"]}},
-    })
-    client.send({"method": "initialized", "params": {}})
-    source = main_rs.read_bytes()
-    client.send({"method": "textDocument/didOpen", "params": {"textDocument": {
-        "uri": main_rs.as_uri(), "languageId": "rust", "version": 1, "text": source.decode()}}})
-    published = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
-                            and m["params"]["uri"] == main_rs.as_uri() and m["params"].get("version") == 1)
+    try:
+        client.request("initialize", {
+            "processId": os.getpid(), "rootUri": crate.as_uri(), "initializationOptions": config,
+            "workspaceFolders": [{"uri": crate.as_uri(), "name": crate.name}],
+            "capabilities": {"workspace": {"configuration": True, "workspaceFolders": True},
+                             "general": {"positionEncodings": ["utf-8", "utf-32", "utf-16"]}},
+        })
+        client.send({"method": "initialized", "params": {}})
+        source = main_rs.read_bytes()
+        client.send({"method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": main_rs.as_uri(), "languageId": "rust", "version": 1, "text": source.decode()}}})
+        published = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                                and m["params"]["uri"] == main_rs.as_uri() and m["params"].get("version") == 1)
+    except BaseException:
+        client.proc.kill()
+        client.proc.wait()
+        raise
     return client, published["params"], source
 
 
