@@ -118,6 +118,10 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
             problems += rule_problems
             settings.rules = {**settings.rules, **rules}
             continue
+        wrong = _json_type_problem(value, fields[key].type)
+        if wrong:
+            problems.append(f"{SECTION}.{key}: invalid value {value!r} ({wrong})")
+            continue
         try:
             converted = _converter.structure(value, fields[key].type)
             candidate = attrs.evolve(settings, **{key: converted})
@@ -127,6 +131,42 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
             continue
         settings = candidate
     return settings, problems
+
+
+def _json_type_problem(value: Any, annotation: Any) -> str | None:
+    """Why ``value`` (decoded JSON) does not have the field's JSON type, or ``None``.
+
+    Stricter than cattrs, which would turn ``"x"`` into ``["x"]``, ``"false"`` into
+    ``True`` or ``1.5`` into ``1``: a setting that decides what may be compiled must mean
+    exactly what the user wrote.
+    """
+    import types
+    import typing
+
+    args = typing.get_args(annotation)
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _json_type_problem(value, inner[0]) if len(inner) == 1 else None
+    if origin is list:
+        if not isinstance(value, list):
+            return f"expected a list, got {type(value).__name__}"
+        if args and args[0] is str and not all(isinstance(v, str) for v in value):
+            return "expected a list of strings"
+        return None
+    if annotation is bool:
+        return None if isinstance(value, bool) else f"expected true or false, got {type(value).__name__}"
+    if annotation is int:
+        return None if isinstance(value, int) and not isinstance(value, bool) else \
+            f"expected an integer, got {type(value).__name__}"
+    if annotation is float:
+        return None if isinstance(value, (int, float)) and not isinstance(value, bool) else \
+            f"expected a number, got {type(value).__name__}"
+    if annotation is str:
+        return None if isinstance(value, str) else f"expected a string, got {type(value).__name__}"
+    return None
 
 
 def parse_rule_levels(raw: Any, where: str) -> tuple[dict[str, Level], list[str]]:
