@@ -175,5 +175,7 @@ async def run_crate(manifest: Path, report: DoctorReport, args: list[str] | None
         progress(f"running {built.exe}")
     rep = await run_binary(built.exe, args or [], device=device, timeout=timeout, cancel=cancel,
                            on_stdout=on_stdout, on_stderr=on_stderr, gpu_present=bool(report.gpus),
-                           images=[i.split()[0] for i in built.images])
+                           images=[i.split()[0] for i in built.images],
+                           gpu_archs=[g.arch for g in report.gpus if g.arch],
+                           image_archs=[i.split()[1] for i in built.images if not i.startswith("x86_64")])
     return RunOutcome(built, rep)

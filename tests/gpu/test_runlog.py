@@ -115,3 +115,14 @@ def test_device_number_out_of_range(tmp_path):
     assert rep.problems == [
         "no such device: device number '7' out of range, only 5 devices available (GPUs and libomptarget's "
         "host devices count); choose another with --device / offload-ls.device, or leave it unset for the first GPU"]
+
+
+def test_image_for_another_arch(tmp_path):
+    # libomptarget 22 on an H200 running an sm_80-only image (docs/gpu-runs.md).
+    exe = _program(tmp_path, "sys.stderr.write('omptarget error: Host ptr 0x55bff7f07198 does not have a matching "
+                             "target pointer.\\nomptarget fatal error 1: failure of target construct while "
+                             "offloading is mandatory\\n'); sys.exit(134)")
+    rep = asyncio.run(run_binary(exe, gpu_present=True, images=["nvptx64-nvidia-cuda"],
+                                 gpu_archs=["sm_90"], image_archs=["sm_80"]))
+    assert rep.problems == ["no usable device: the binary's GPU image is for sm_80 but this machine's GPU is "
+                            "sm_90; rebuild with --arch sm_90"]

@@ -106,7 +106,8 @@ async def run_binary(exe: Path, args: Sequence[str] = (), *, device: int | None 
                      timeout: float = DEFAULT_RUN_TIMEOUT, cancel: CancelToken | None = None,
                      cwd: Path | None = None, on_stdout: Callable[[str], None] | None = None,
                      on_stderr: Callable[[str], None] | None = None,
-                     gpu_present: bool | None = None, images: Sequence[str] = ()) -> RunReport:
+                     gpu_present: bool | None = None, images: Sequence[str] = (),
+                     gpu_archs: Sequence[str] = (), image_archs: Sequence[str] = ()) -> RunReport:
     """Run ``exe`` and build its :class:`RunReport`.
 
     Args:
@@ -114,6 +115,8 @@ async def run_binary(exe: Path, args: Sequence[str] = (), *, device: int | None 
         on_stdout / on_stderr: each line as it arrives (the runtime log is on stderr).
         gpu_present: whether this machine has a GPU (from ``doctor``), for the checks.
         images: triples embedded in the binary (``llvm-objdump --offloading``).
+        gpu_archs: archs of this machine's GPUs (``sm_90``); image_archs: archs of the
+            binary's GPU images — a mismatch explains a launch that finds no kernel.
     """
     if not exe.is_file():
         return RunReport(str(exe), None, 0.0, TransferLog(), problems=[f"{exe}: no such binary; build it first"])
@@ -123,12 +126,12 @@ async def run_binary(exe: Path, args: Sequence[str] = (), *, device: int | None 
     program_err = "\n".join(line for line in done.stderr.splitlines() if " info: " not in line)
     report = RunReport(str(exe), done.returncode, done.seconds, log, done.stdout, program_err,
                        done.timed_out, done.cancelled)
-    report.problems = diagnose(report, done.error, timeout, gpu_present, images)
+    report.problems = diagnose(report, done.error, timeout, gpu_present, images, gpu_archs, image_archs)
     return report
 
 
 def diagnose(report: RunReport, start_error: str | None, timeout: float, gpu_present: bool | None,
-             images: Sequence[str]) -> list[str]:
+             images: Sequence[str], gpu_archs: Sequence[str] = (), image_archs: Sequence[str] = ()) -> list[str]:
     """Sentences about what the run and its log reveal."""
     problems = []
     err = report.stderr
@@ -146,6 +149,11 @@ def diagnose(report: RunReport, start_error: str | None, timeout: float, gpu_pre
             problems.append("no usable device: the binary holds only GPU images and this machine has no GPU "
                             "(or no libcuda/driver); rebuild with --device-image host to run the kernels on "
                             "the CPU (libomptarget's Virtual Host Device)")
+        elif gpu_archs and image_archs and not set(gpu_archs) & set(image_archs):
+            # Seen on an H200 with an sm_80 image: the data is mapped, then "Host ptr ... does
+            # not have a matching target pointer" for the kernel, then this fatal error.
+            problems.append(f"no usable device: the binary's GPU image is for {', '.join(image_archs)} but this "
+                            f"machine's GPU is {', '.join(gpu_archs)}; rebuild with --arch {gpu_archs[0]}")
         else:
             problems.append("no usable device: the runtime could not run a kernel on any device "
                             "(\"failure of target construct while offloading is mandatory\"); check the "
