@@ -38,12 +38,15 @@ class LRU:
         self._data: OrderedDict[Hashable, object] = OrderedDict()
 
     def get(self, key: Hashable) -> object | None:
+        """The value of ``key`` (now the most recently used), ``None`` if absent."""
         value = self._data.get(key)
         if value is not None:
             self._data.move_to_end(key)
         return value
 
     def put(self, key: Hashable, value: object) -> None:
+        """Store ``value`` under ``key``, dropping the least recently used entries beyond
+        the capacity."""
         self._data[key] = value
         self._data.move_to_end(key)
         while len(self._data) > self.capacity:
@@ -53,6 +56,7 @@ class LRU:
         return len(self._data)
 
     def clear(self) -> None:
+        """Drop every entry."""
         self._data.clear()
 
 

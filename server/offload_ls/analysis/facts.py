@@ -60,9 +60,11 @@ class FileFacts:
         return found
 
     def unit_kernels(self, i: int) -> tuple[Kernel, ...]:
+        """Kernels of unit ``i`` at its current offsets."""
         return self.unit_objects(i)[0] if self.summaries[i].kernels else ()
 
     def unit_launches(self, i: int) -> tuple[Launch, ...]:
+        """Launch sites of unit ``i`` at its current offsets."""
         return self.unit_objects(i)[1] if self.summaries[i].launches else ()
 
     @cached_property

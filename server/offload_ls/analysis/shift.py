@@ -40,20 +40,24 @@ def span(s: Span, d: int) -> Span:
 
 
 def opt_span(s: Span | None, d: int) -> Span | None:
+    """``s`` moved by ``d`` bytes; ``None`` stays ``None``."""
     return None if s is None else span(s, d)
 
 
 def param(p: Param, d: int) -> Param:
+    """Kernel parameter ``p`` with its spans moved by ``d`` bytes."""
     return _copy(p, {"span": span(p.span, d), "type_span": span(p.type_span, d)})
 
 
 def kernel(k: Kernel, d: int) -> Kernel:
+    """Kernel ``k`` with every span (and ``fn_start``) moved by ``d`` bytes."""
     return _copy(k, {"span": span(k.span, d), "name_span": span(k.name_span, d),
                      "body_span": opt_span(k.body_span, d), "params": tuple(param(p, d) for p in k.params),
                      "unsafe_span": opt_span(k.unsafe_span, d), "fn_start": k.fn_start + d})
 
 
 def launch(la: Launch, d: int) -> Launch:
+    """Launch site ``la`` with every span (its arguments' too) moved by ``d`` bytes."""
     return _copy(la, {"kernel_span": opt_span(la.kernel_span, d), "span": span(la.span, d),
                       "args": tuple(_copy(a, {"span": span(a.span, d)}) for a in la.args),
                       "workgroup_dim_span": opt_span(la.workgroup_dim_span, d),
