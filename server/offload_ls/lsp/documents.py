@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
+from offload_ls.analysis.cache import AnalysisCache
 from offload_ls.analysis.engine import FileAnalysis
 from offload_ls.lsp.positions import to_offset
 from offload_ls.syntax.parse import ParsedFile, TextEdit
@@ -45,6 +46,8 @@ class Document:
         version: the client's version number of the current text.
         parsed: current text (UTF-8 bytes) and tree.
         analysis: the last analysis result, valid for ``parsed.version == analysed_version``.
+        cache: per-item analysis results of this document, so an edit re-analyses only the
+            items it changed (``offload_ls.analysis.cache``; bounded, thread-safe).
     """
 
     uri: str
@@ -53,6 +56,7 @@ class Document:
     parsed: ParsedFile
     analysis: FileAnalysis | None = None
     analysed_version: int = -1
+    cache: AnalysisCache = field(default_factory=AnalysisCache)
 
     @property
     def source(self) -> bytes:

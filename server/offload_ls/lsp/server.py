@@ -15,6 +15,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
+import shutil
 import signal
 import sys
 import threading
@@ -53,8 +55,8 @@ from offload_ls.lsp.workspace_scan import (
 )
 from offload_ls.settings import Settings
 from offload_ls.syntax.text import Encoding
-from offload_ls.toolchain.process import kill_all
-from offload_ls.workspace.files import is_ignored
+from offload_ls.toolchain.process import kill_all, set_guard
+from offload_ls.workspace.files import is_ignored, within
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,8 @@ NAME = "offload-ls"
 _EMPTY = FileAnalysis((), (), ())
 #: How long to wait for the client to answer ``workspace/configuration`` (seconds).
 CONFIG_TIMEOUT_S = 10.0
+#: Environment variables naming programs that cargo starts (checked by program_refusal).
+_PROGRAM_VARIABLES = frozenset({"RUSTC", "CARGO", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "RUSTDOC"})
 #: Watched-files registration id (for a later unregister).
 WATCHED_FILES_REGISTRATION_ID = "offload-ls-watched-files"
 
@@ -323,6 +327,24 @@ class OffloadLanguageServer(LanguageServer):
                     best = root
         return best
 
+    def program_refusal(self, argv: tuple[str, ...], env=None) -> str | None:
+        """Why the program ``argv[0]`` must not start, or ``None``: a program inside a
+        workspace folder the user has not trusted is the workspace's code (a ``rustc``
+        setting or a PATH entry pointing into it), and nothing of an untrusted workspace
+        runs. The programs cargo would start (``env``'s ``RUSTC``, ``RUSTC_WRAPPER``, ...)
+        are checked too. Installed as :func:`offload_ls.toolchain.process.set_guard` by
+        :func:`serve_stdio`; called before every start, from any thread."""
+        programs = [argv[0]] + [v for k, v in (env or {}).items() if k in _PROGRAM_VARIABLES and v]
+        for program in programs:
+            found = program if os.sep in program else shutil.which(program)
+            if not found:
+                continue  # missing: it fails to start like any missing program
+            for root in self.workspace_roots():
+                if within(Path(found), root) and not self.settings.trusts(found):
+                    return (f"{program}: not run: it lies in the workspace folder {root}, which is not "
+                            f"trusted (setting offload-ls.trustedWorkspaces)")
+        return None
+
     def levels_for(self, path: Path | None) -> dict:
         """Rule levels for a file: Cargo.toml metadata < editor settings (defaults are
         filled in by the engine). Safe to call from worker threads."""
@@ -462,12 +484,13 @@ class OffloadLanguageServer(LanguageServer):
             self.log(reason, types.MessageType.Warning)
         return False
 
-    def _analyse(self, source: bytes, tree, levels: dict, label: str = "document") -> FileAnalysis:
+    def _analyse(self, source: bytes, tree, levels: dict, label: str = "document",
+                 cache=None) -> FileAnalysis:
         """Run the rules; an exception in them gives no findings and one log line to the
         client (``<label>: analysis failed (<error>); no lints for this text``) plus the
         traceback on stderr. Safe to call from worker threads."""
         try:
-            return analyze_tree(source, tree.root_node, levels)
+            return analyze_tree(source, tree.root_node, levels, cache=cache)
         except Exception as exc:  # noqa: BLE001 - never crash a handler on odd input
             log.exception("analysis of %s failed", label)
             self.log(f"{label}: analysis failed ({type(exc).__name__}: {exc}); no lints for this text",
@@ -484,7 +507,7 @@ class OffloadLanguageServer(LanguageServer):
             analysis = _EMPTY
         else:
             analysis = self._analyse(doc.source, doc.parsed.tree, self.levels_for(doc.path),
-                                     doc.path and str(doc.path) or doc.uri)
+                                     doc.path and str(doc.path) or doc.uri, doc.cache)
         doc.analysis, doc.analysed_version = analysis, doc.parsed.version
         return analysis
 
@@ -509,7 +532,7 @@ class OffloadLanguageServer(LanguageServer):
             source, tree = doc.source, doc.parsed.tree.copy()
             levels = self.levels_for(doc.path)
             analysis = await asyncio.get_running_loop().run_in_executor(
-                self.doc_pool, self._analyse, source, tree, levels, doc.path and str(doc.path) or uri)
+                self.doc_pool, self._analyse, source, tree, levels, doc.path and str(doc.path) or uri, doc.cache)
             if self.documents.get(uri) is not doc or doc.parsed.version != version:
                 return  # changed meanwhile: the newer job publishes
             doc.analysis, doc.analysed_version = analysis, version
@@ -765,17 +788,31 @@ def create_server() -> OffloadLanguageServer:
 
 
 def serve_stdio() -> None:
-    """Run the language server over stdin/stdout until the client sends ``exit``.
+    """Run the language server over stdin/stdout until the client sends ``exit`` (or
+    closes the pipe, or a SIGTERM/SIGHUP arrives), then exit the process.
 
-    Python logging goes to stderr (stdout carries the protocol)."""
+    Exit status (LSP 3.17 "Exit Notification"): 0 if ``shutdown`` was received before,
+    else 1; 128 + the signal number after a signal. Python logging goes to stderr (stdout
+    carries the protocol)."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="offload-ls %(levelname)s %(name)s: %(message)s")
-    # An editor that stops the server with a signal ends the session like `exit` does.
+    signalled: list[int] = []
+
+    def on_signal(signum, _frame):
+        # An editor that stops the server with a signal ends the session like `exit` does.
+        signalled.append(signum)
+        sys.exit(128 + signum)
+
     for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda signum, _frame: sys.exit(128 + signum))
+        signal.signal(sig, on_signal)
+    server = create_server()
+    set_guard(server.program_refusal)
     try:
-        create_server().start_io(stdin=wire.ResyncStdin(sys.stdin.buffer))
+        server.start_io(stdin=wire.ResyncStdin(sys.stdin.buffer))
     finally:
         # However the session ended (exit, end of input, a crash), no compiler or program
         # the server started outlives it.
         kill_all()
+    # pygls swallows the SystemExit of `exit` (and of the signal handler): give the
+    # status here.
+    sys.exit(128 + signalled[0] if signalled else (0 if server.protocol._shutdown else 1))
