@@ -7,9 +7,6 @@ fixed number of edits); the directory runs in well under 5 minutes on a 2-core m
 
 from __future__ import annotations
 
-import os
-import shutil
-import stat
 import sys
 from pathlib import Path
 
@@ -18,12 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from rawlsp import RawLsp  # noqa: E402
-
-FIXTURES = Path(__file__).resolve().parents[1] / "toolchain" / "fixtures"
-
-#: Lines printed in pytest's terminal summary ("stress figures"), e.g. how many fuzz
-#: messages were tried and the edit storm's memory readings.
-FIGURES: list[str] = []
+from stress_helpers import FIGURES  # noqa: E402
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -47,32 +39,13 @@ def make_server(tmp_path):
 
     yield make
     for server in servers:
-        server.close()
+        status = server.close()
+        assert status == 0, f"the server did not end cleanly after shutdown/exit (status {status})"
 
 
-def copy_fixture(name: str, dst: Path) -> Path:
-    """A copy of tests/toolchain/fixtures/<name> at ``dst`` (without target/ and Cargo.lock)."""
-    shutil.copytree(FIXTURES / name, dst, ignore=shutil.ignore_patterns("target", "Cargo.lock"))
-    return dst
+@pytest.fixture(scope="session")
+def shared_target_dir(tmp_path_factory):
+    """One cargo target directory for every compiling stress test (CARGO_TARGET_DIR), so
+    `core` for the GPU target is built once per session."""
+    return tmp_path_factory.mktemp("cargo-target")
 
-
-def executable(path: Path, text: str) -> Path:
-    path.write_text(text)
-    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return path
-
-
-def toolchain_or_skip():
-    """The doctor's report, or skip the test when the offload toolchain is missing."""
-    from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
-
-    report = run_doctor(probe_gpus=False)
-    if report.pipeline == HOST_ONLY:
-        pytest.skip("needs the offload toolchain")
-    return report
-
-
-def server_env(**extra: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(extra)
-    return env

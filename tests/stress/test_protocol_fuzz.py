@@ -32,7 +32,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import FIGURES
+from stress_helpers import FIGURES
 from rawlsp import RawLsp, encode, frame
 
 EXAMPLES = int(os.environ.get("OFFLOAD_LS_FUZZ_EXAMPLES", "150"))

@@ -109,6 +109,24 @@ class OffloadProtocol(LanguageServerProtocol):
         except JsonRpcException:
             return _Undecodable(data)
 
+    def _execute_handler(self, msg_id, handler, callback, args=None, kwargs=None):
+        """pygls' handler call, minus a leak: pygls files the future of every async or
+        generator handler under ``msg_id`` in ``_request_futures`` (for cancellation) but
+        removes it only when answering a request. Notifications (a uuid as ``msg_id``)
+        and the inner calls of its generator handlers left one future per ``didChange``,
+        ``didOpen``, ``didSave``... for the life of the session. Their entries now go when
+        their future is done."""
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        if getattr(callback, "func", None) == self._send_handler_result:
+            return  # a request's future: pygls removes it when it answers
+        future = self._request_futures.get(msg_id)
+        if future is None:
+            return
+        if future.done():
+            self._request_futures.pop(msg_id, None)
+        else:
+            future.add_done_callback(lambda _f, key=msg_id: self._request_futures.pop(key, None))
+
     def send_error(self, rid, code: int, message: str) -> None:
         """Send a JSON-RPC error response (``rid`` may be ``None``: ``"id": null``)."""
         self._send_data(wire.error_response(rid, code, message))
@@ -216,6 +234,17 @@ class OffloadLanguageServer(LanguageServer):
             return
         log.info("%s", message)
         self.window_log_message(types.LogMessageParams(type=type_, message=message))
+
+    def shutdown(self) -> None:
+        """pygls' end of the session, without waiting for pygls' worker threads: one of
+        them may be blocked reading stdin for good (a client that keeps the pipe open
+        after sending a signal), and waiting for it hung the process."""
+        if self._stop_event is not None:
+            self._stop_event.set()
+        if self._thread_pool:
+            self._thread_pool.shutdown(wait=False, cancel_futures=True)
+        if self._server:
+            self._server.close()
 
     def report_server_error(self, error: Exception, source) -> None:
         """pygls' error hook. pygls' reader loop calls it with ``source`` =
@@ -814,5 +843,13 @@ def serve_stdio() -> None:
         # the server started outlives it.
         kill_all()
     # pygls swallows the SystemExit of `exit` (and of the signal handler): give the
-    # status here.
-    sys.exit(128 + signalled[0] if signalled else (0 if server.protocol._shutdown else 1))
+    # status here, and leave at once: a worker thread may still be blocked reading stdin,
+    # and the interpreter's exit would wait for it.
+    status = 128 + signalled[0] if signalled else (0 if server.protocol._shutdown else 1)
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(status)

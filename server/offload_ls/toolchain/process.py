@@ -26,6 +26,29 @@ _STARTED_LOCK = threading.Lock()
 #: Process groups started here and not yet reaped (pgid == the child's pid).
 _LIVE: set[int] = set()
 
+#: The program policy: ``(argv, env) -> reason`` to refuse starting it, ``None`` to
+#: allow (``env``: the variables the caller adds, e.g. ``RUSTC`` for cargo). The language
+#: server installs one that refuses programs inside untrusted workspace folders.
+_guard: Callable[[tuple[str, ...], Mapping[str, str]], str | None] | None = None
+
+
+def set_guard(guard: Callable[[tuple[str, ...], Mapping[str, str]], str | None] | None) -> None:
+    """Install the program policy consulted before every start (``None``: allow all).
+    A refused program is not started: the call returns a :class:`Completed` with
+    ``returncode=None`` and ``error`` set to the reason, like a program that is missing."""
+    global _guard
+    _guard = guard
+
+
+def _refusal(argv: tuple[str, ...], env: Mapping[str, str] | None) -> str | None:
+    guard = _guard
+    if guard is None:
+        return None
+    try:
+        return guard(argv, env or {})
+    except Exception as exc:  # noqa: BLE001 - a broken policy refuses, never allows by accident
+        return f"{argv[0]}: not run: the program policy failed ({type(exc).__name__}: {exc})"
+
 
 def _record(argv: Sequence[str]) -> None:
     with _STARTED_LOCK:
@@ -96,9 +119,13 @@ def run(argv: Sequence[str], *, timeout: float, cwd: Path | None = None,
         timeout: seconds before the process group is killed (``timed_out`` set).
         env: variables added to the current environment.
 
-    Never raises for a missing program or a timeout: see :class:`Completed`.
+    Never raises for a missing program, a refused one (:func:`set_guard`) or a timeout:
+    see :class:`Completed`.
     """
     argv = tuple(str(a) for a in argv)
+    refused = _refusal(argv, env)
+    if refused is not None:
+        return Completed(argv, None, "", "", 0.0, error=refused)
     _record(argv)
     start = time.monotonic()
     try:
@@ -120,6 +147,12 @@ def run(argv: Sequence[str], *, timeout: float, cwd: Path | None = None,
         _untrack(proc.pid)
     return Completed(argv, proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
                      time.monotonic() - start, timed_out=timed_out)
+
+
+def _retrieve(future: asyncio.Future) -> None:
+    """Mark a cancelled helper's outcome as seen (no "exception was never retrieved")."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _kill_group(pid: int) -> None:
@@ -160,6 +193,9 @@ async def run_async(argv: Sequence[str], *, timeout: float, cwd: Path | None = N
     Never raises for a missing program, a timeout or a cancellation: see :class:`Completed`.
     """
     argv = tuple(str(a) for a in argv)
+    refused = _refusal(argv, env)
+    if refused is not None:
+        return Completed(argv, None, "", "", 0.0, error=refused)
     _record(argv)
     start = time.monotonic()
     try:
@@ -200,21 +236,26 @@ async def _supervise(proc, argv: tuple[str, ...], start: float, timeout: float, 
                              pump(proc.stderr, err_lines, on_stderr_line))
     waiter = asyncio.ensure_future(proc.wait())
     cancel_wait = asyncio.ensure_future(cancel.wait()) if cancel is not None else None
-    waits = {waiter} | ({cancel_wait} if cancel_wait else set())
-    done, _ = await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-    timed_out = not done
-    cancelled = cancel_wait is not None and cancel_wait in done and waiter not in done
-    if timed_out or cancelled:
-        _kill_group(proc.pid)
-        await waiter
-    else:
-        # The direct child exited; kill any grandchildren it left in the group.
-        _kill_group(proc.pid)
-    if cancel_wait is not None:
-        cancel_wait.cancel()
     try:
-        await asyncio.wait_for(readers, timeout=5)
-    except asyncio.TimeoutError:
-        readers.cancel()
+        waits = {waiter} | ({cancel_wait} if cancel_wait else set())
+        done, _ = await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        timed_out = not done
+        cancelled = cancel_wait is not None and cancel_wait in done and waiter not in done
+        if timed_out or cancelled:
+            _kill_group(proc.pid)
+            await waiter
+        else:
+            # The direct child exited; kill any grandchildren it left in the group.
+            _kill_group(proc.pid)
+        try:
+            await asyncio.wait_for(readers, timeout=5)
+        except asyncio.TimeoutError:
+            pass
+    finally:
+        # Also when this coroutine is cancelled: no helper task is left pending.
+        for task in (readers, waiter, cancel_wait):
+            if task is not None and not task.done():
+                task.cancel()
+                task.add_done_callback(_retrieve)
     return Completed(argv, proc.returncode, "\n".join(out_lines), "\n".join(err_lines),
                      time.monotonic() - start, timed_out=timed_out, cancelled=cancelled)
