@@ -5,8 +5,9 @@ For each example crate (copied to a temporary directory so nothing in the checko
 touched) it prints, in seconds:
 
 - ``cargo check``: plain host check, warm (after one touch of ``src/main.rs``), median of N;
-- on-save check: offload-ls's check plan (device pass + host pass, run concurrently), warm
-  after a touch, median of N; and the same plus the transfer-plan pass (host IR);
+- on-save check: offload-ls's check plan (device pass + host pass, run concurrently, their
+  rustc commands replayed without cargo as the server does), warm after a touch, median of
+  N; and the same plus the transfer-plan pass (host IR);
 - full pipeline (``offload-ls build``, host image): cold (fresh target dir) and warm
   (after a touch).
 
@@ -40,6 +41,7 @@ from offload_ls.toolchain.compile import run_plan  # noqa: E402
 from offload_ls.toolchain.crate import load_crate  # noqa: E402
 from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor  # noqa: E402
 from offload_ls.toolchain.plan import check_plan  # noqa: E402
+from offload_ls.toolchain.replay import ReplayCache  # noqa: E402
 from offload_ls.workflow import build_crate  # noqa: E402
 
 CRATES = {"offload-kernels": ROOT / "examples" / "offload-kernels",
@@ -65,9 +67,15 @@ def cargo_check(crate: Path, report) -> None:
                    capture_output=True)
 
 
+_REPLAY: dict[Path, ReplayCache] = {}
+
+
 def offload_check(crate: Path, report, transfer_plan: bool) -> None:
+    """What the server does on save: the check plan, with the server's replay cache (the
+    rustc command cargo ran last time is replayed without cargo while manifests hold)."""
     c = load_crate(crate / "Cargo.toml", report.toolchain.cargo, env={"RUSTC": report.toolchain.rustc})
-    result = asyncio.run(run_plan(check_plan(c, report, transfer_plan=transfer_plan)))
+    replay = _REPLAY.setdefault(crate, ReplayCache())
+    result = asyncio.run(run_plan(check_plan(c, report, transfer_plan=transfer_plan), replay=replay))
     bad = [d.message for d in result.diagnostics if d.level in ("error", "ice")]
     if bad:
         raise SystemExit(f"check of {crate} failed: {bad}")

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic, merge, parse_cargo_output
 from offload_ls.toolchain.plan import Pass, Plan
 from offload_ls.toolchain.process import CancelToken, Completed, run_async
+from offload_ls.toolchain.replay import STALE_ERRORS, ReplayCache, as_cargo_records, replay_env, with_verbose
 from offload_ls.toolchain.transfer_plan import KernelTransfers, parse_ir_file
 
 
@@ -83,7 +84,8 @@ def _failure_diagnostic(p: Pass, done: Completed, had_json_errors: bool) -> Comp
 
 async def run_plan(plan: Plan, cancel: CancelToken | None = None,
                    on_pass: Callable[[int, int, Pass], None] | None = None,
-                   on_line: Callable[[Pass, str], None] | None = None) -> CheckResult:
+                   on_line: Callable[[Pass, str], None] | None = None,
+                   replay: "ReplayCache | None" = None) -> CheckResult:
     """Run the plan's passes: consecutive passes with ``concurrent=True`` run together
     (the device and host checks of check-on-save), the others one after another.
 
@@ -91,6 +93,8 @@ async def run_plan(plan: Plan, cancel: CancelToken | None = None,
         cancel: stops the running pass(es) (their process groups are killed) and the rest.
         on_pass: ``(index, count, pass)`` before each pass starts (for ``$/progress``).
         on_line: each stderr line of a pass (cargo's human-readable progress).
+        replay: where ``replayable`` passes record their rustc command and replay it on
+            later runs without cargo (:mod:`offload_ls.toolchain.replay`).
     """
     result = CheckResult()
     state = {"errors": False}
@@ -106,7 +110,7 @@ async def run_plan(plan: Plan, cancel: CancelToken | None = None,
         if cancel is not None and cancel.cancelled:
             result.cancelled = True
             break
-        outcomes = await asyncio.gather(*(_run_one(plan, idx, p, cancel, on_pass, on_line, state)
+        outcomes = await asyncio.gather(*(_run_one(plan, idx, p, cancel, on_pass, on_line, state, replay)
                                           for idx, p in group))
         for pass_result, diags in outcomes:
             result.passes.append(pass_result)
@@ -126,8 +130,8 @@ async def run_plan(plan: Plan, cancel: CancelToken | None = None,
     return result
 
 
-async def _run_one(plan: Plan, index: int, p: Pass, cancel, on_pass, on_line, state: dict
-                   ) -> tuple[PassResult, list[CompilerDiagnostic]]:
+async def _run_one(plan: Plan, index: int, p: Pass, cancel, on_pass, on_line, state: dict,
+                   replay: "ReplayCache | None" = None) -> tuple[PassResult, list[CompilerDiagnostic]]:
     """One pass; ``state["errors"]`` records whether any earlier pass reported errors."""
     if p.needs_clean and state["errors"]:
         return PassResult(p.name, p.label, None, skipped=True), []
@@ -139,10 +143,28 @@ async def _run_one(plan: Plan, index: int, p: Pass, cancel, on_pass, on_line, st
         state["errors"] = True
         return (PassResult(p.name, p.label, None, skipped=True),
                 [CompilerDiagnostic([p.label], "error", f"{p.name} pass: input missing: {exc}", None)])
+    stderr_cb = (lambda line: on_line(p, line)) if on_line else None
+    if replay is not None and p.replayable:
+        rec = replay.get(p, plan.crate.manifest)
+        if rec is not None:
+            done = await run_async(rec.argv, timeout=p.timeout, cwd=plan.crate.root, env=replay_env(p, rec),
+                                   cancel=cancel)
+            if done.cancelled:
+                return PassResult(p.name, p.label, done), []
+            diags = parse_cargo_output(as_cargo_records(done.stderr), done.stderr, p.label, plan.crate.root)
+            stale = any(d.code in STALE_ERRORS for d in diags)
+            if not stale and (done.ok or diags):
+                if any(d.level in ("error", "ice") for d in diags) or not done.ok:
+                    state["errors"] = True
+                return PassResult(p.name, p.label, done), diags
+            replay.forget(p)  # fall back to cargo, and record afresh
+        argv = with_verbose(p) if "rustc" in argv else argv
     done = await run_async(argv, timeout=p.timeout, cwd=p.cwd, env=p.env, cancel=cancel,
-                           on_stderr_line=(lambda line: on_line(p, line)) if on_line else None)
+                           on_stderr_line=stderr_cb)
     if done.cancelled:
         return PassResult(p.name, p.label, done), []
+    if replay is not None and p.replayable:
+        replay.record(p, plan.crate.manifest, plan.crate.name, done.stderr)
     diags = parse_cargo_output(done.stdout, done.stderr, p.label, plan.crate.root) if p.json else []
     had_errors = any(d.level in ("error", "ice") for d in diags)
     failure = _failure_diagnostic(p, done, had_errors)

@@ -30,6 +30,8 @@ class Pass:
         needs_clean: skip when an earlier pass reported an error.
         concurrent: may run at the same time as the neighbouring concurrent passes (they
             write to different target directories).
+        replayable: a ``cargo rustc`` check whose rustc command may be replayed without
+            cargo while the manifests are unchanged (toolchain/replay.py).
     """
 
     name: str
@@ -42,6 +44,7 @@ class Pass:
     json: bool = True
     needs_clean: bool = False
     concurrent: bool = False
+    replayable: bool = False
 
 
 @dataclass
@@ -106,13 +109,13 @@ def check_plan(crate: Crate, report: DoctorReport, timeouts: dict[str, float] | 
             argv=(tc.cargo, *device_cargo_config(report), "rustc", "--profile", "check",
                   "--message-format=json", *manifest, *_target_args(crate), "--target", report.target,
                   *build_std, "--target-dir", str(out / "device"), "--", "--cfg", facts.DEVICE_CFG),
-            env=env, cwd=crate.manifest.parent, timeout=t["check"], concurrent=True))
+            env=env, cwd=crate.manifest.parent, timeout=t["check"], concurrent=True, replayable=True))
     plan.passes.append(Pass(
         name="host", label="host",
         argv=(tc.cargo, "rustc", "--profile", "check", "--message-format=json", *manifest,
               *_target_args(crate), "--target-dir", str(out / "host"), "--",
               *(["-Zoffload=Test", "-Zunstable-options"] if tc.supports_test_mode else [])),
-        env=env, cwd=crate.manifest.parent, timeout=t["check"], concurrent=True))
+        env=env, cwd=crate.manifest.parent, timeout=t["check"], concurrent=True, replayable=True))
     if transfer_plan and report.pipeline != "host-only" and tc.supports_test_mode and crate.bin:
         true = shutil.which("true") or "/bin/true"
         mode = "-Zoffload=Test"

@@ -21,6 +21,7 @@ from pathlib import Path
 from offload_ls.toolchain.compile import CheckResult, run_plan
 from offload_ls.toolchain.plan import Pass, Plan
 from offload_ls.toolchain.process import CancelToken
+from offload_ls.toolchain.replay import ReplayCache
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,7 @@ class CompileService:
         self.on_progress = on_progress
         self.debounce_s = debounce_s
         self._crates: dict[Path, _CrateState] = {}
+        self.replay = ReplayCache()
 
     def running(self, manifest: Path) -> bool:
         st = self._crates.get(manifest)
@@ -122,7 +124,7 @@ class CompileService:
             def on_pass(i: int, n: int, p: Pass) -> None:
                 self._progress(manifest, "report", f"{p.label} pass ({i + 1}/{n})", int(100 * i / max(n, 1)))
 
-            result = await run_plan(plan, cancel=token, on_pass=on_pass)
+            result = await run_plan(plan, cancel=token, on_pass=on_pass, replay=self.replay)
         finally:
             self._progress(manifest, "end", "cancelled" if (result is None or result.cancelled) else
                            f"done in {result.seconds:.1f} s")
