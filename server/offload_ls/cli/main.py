@@ -138,8 +138,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     rather than raised, so callers and tests can run it in-process.
     """
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    program_args: list[str] = []
+    if argv[:1] == ["run"] and "--" in argv:
+        # Everything after `--` goes to the program; options before it are ours wherever
+        # they stand (`run PATH --timeout 3 -- ARGS`).
+        cut = argv.index("--")
+        argv, program_args = argv[:cut], argv[cut + 1:]
     try:
         args = parser.parse_args(argv)
+        if getattr(args, "command", None) == "run":
+            args.program_args = program_args
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (EXIT_OK if exc.code is None else EXIT_ERROR)
     if args.command in (None, "serve"):
@@ -195,6 +204,13 @@ def check_command(args: argparse.Namespace) -> int:
     from offload_ls.cli.formats import renderer
 
     overrides = dict(args.levels)  # later flags for the same rule win
+    if args.output not in (None, "-"):
+        out = Path(args.output).resolve()
+        inputs = {Path(p).resolve() for p in args.paths}
+        if out.suffix == ".rs" or out in inputs or any(i in out.parents for i in inputs if i.is_file()):
+            _write(sys.stderr, f"{PROG}: error: --output {args.output} would overwrite a source file; "
+                               f"choose a report file such as offload-ls.json\n")
+            return EXIT_ERROR
     result = check_paths(args.paths, overrides, max_file_bytes=args.max_file_bytes, verbose=args.verbose)
     if args.compile:
         from offload_ls.cli.compile_merge import merge_compiler_findings

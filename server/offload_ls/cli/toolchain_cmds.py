@@ -43,6 +43,26 @@ def doctor_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _positive_seconds(value: str) -> float:
+    try:
+        n = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not n > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {value}")
+    return n
+
+
+def _arch_matches(arch: str, target: str) -> str | None:
+    """Why ``arch`` cannot be built for ``target`` (``None`` if it can)."""
+    if target.startswith("nvptx") and not arch.startswith("sm_"):
+        return (f"--arch {arch} is not an NVIDIA arch (sm_XX) for target {target}"
+                + ("; for AMD GPUs add --target amdgcn-amd-amdhsa" if arch.startswith("gfx") else ""))
+    if target.startswith("amdgcn") and not arch.startswith("gfx"):
+        return f"--arch {arch} is not an AMD arch (gfxXXX) for target {target}"
+    return None
+
+
 def _common_build_args(p) -> None:
     p.add_argument("path", nargs="?", default=".", help="crate directory or Cargo.toml (default: .)")
     p.add_argument("--arch", help="GPU arch, e.g. sm_90, gfx90a (default: the detected GPU's, else sm_90)")
@@ -74,9 +94,9 @@ def add_run(sub) -> None:
                                    "Arguments after `--` go to the program.")
     _common_build_args(p)
     p.add_argument("--device", type=int, metavar="N", help="OpenMP device number (OMP_DEFAULT_DEVICE)")
-    p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+    p.add_argument("--timeout", type=_positive_seconds, default=300.0, metavar="SECONDS",
                    help="kill the program after SECONDS (default 300)")
-    p.add_argument("program_args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    p.epilog = "Arguments after `--` are passed to the program: offload-ls run . --timeout 60 -- 1000"
 
 
 def _manifest(path: str) -> Path | None:
@@ -90,6 +110,11 @@ def _manifest(path: str) -> Path | None:
 
 
 def _doctor_for(args):
+    if args.arch:
+        wrong = _arch_matches(args.arch, args.target)
+        if wrong:
+            _err(wrong)
+            return None
     report = run_doctor(rustc=args.rustc, cargo=args.cargo, arch=args.arch, target=args.target)
     if report.pipeline == "host-only":
         _err("no offload-capable toolchain found; `offload-ls doctor` says:\n  "
@@ -158,9 +183,7 @@ def run_command(args: argparse.Namespace) -> int:
     report = _doctor_for(args) if manifest else None
     if manifest is None or report is None:
         return EXIT_ERROR
-    program_args = list(args.program_args)
-    if program_args[:1] == ["--"]:
-        program_args = program_args[1:]
+    program_args = list(getattr(args, "program_args", []))
     device_image = args.device_image
     if device_image is None and not report.gpus:
         _note("no GPU found: building with --device-image host (kernels run on the CPU through "

@@ -90,8 +90,17 @@ def make_bundle(exe: Path, directory: Path, overwrite: bool = False) -> Bundle:
             the user's is ever overwritten), unless ``overwrite``; or ldd fails.
     """
     marker = directory / ".offload-ls-bundle"
+    if directory.exists() and not directory.is_dir():
+        raise BundleError(f"{directory} is a file, not a directory; choose an empty or new directory for the bundle")
     if directory.exists() and any(directory.iterdir()) and not marker.exists() and not overwrite:
         raise BundleError(f"{directory} exists and was not made by offload-ls; choose an empty or new directory")
+    if marker.exists():
+        ours = set(marker.read_text().splitlines()[1:])
+        extra = sorted(str(p.relative_to(directory)) for p in directory.rglob("*")
+                       if p != marker and (p.is_file() or p.is_symlink()) and str(p.relative_to(directory)) not in ours)
+        if extra and not overwrite:
+            raise BundleError(f"{directory} holds files offload-ls did not write ({', '.join(extra[:3])}"
+                              f"{', ...' if len(extra) > 3 else ''}); move them or choose another directory")
     libs = ldd_closure(exe)
     if directory.exists() and marker.exists():
         shutil.rmtree(directory)
@@ -111,4 +120,7 @@ def make_bundle(exe: Path, directory: Path, overwrite: bool = False) -> Bundle:
     script.write_text(RUN_SCRIPT.format(name=exe.name))
     script.chmod(script.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     bundle.bytes = sum(f.stat().st_size for f in directory.rglob("*") if f.is_file() and not f.is_symlink())
+    written = sorted(str(p.relative_to(directory)) for p in directory.rglob("*")
+                     if p != marker and (p.is_file() or p.is_symlink()))
+    marker.write_text("made by offload-ls build --bundle\n" + "\n".join(written) + "\n")
     return bundle

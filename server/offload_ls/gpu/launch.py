@@ -59,11 +59,15 @@ class RunReport:
                  f"{human_bytes(self.log.h2d_bytes)} host→device, {human_bytes(self.log.d2h_bytes)} device→host"]
         for launch in self.log.launches:
             lines.append(f"  launch {launch.kernel:<20} device {launch.device} {launch.dims:<22} {launch.mode:<8} "
-                         f"→ {human_bytes(launch.h2d_bytes):>9} ({launch.h2d_copies} copies)  "
-                         f"← {human_bytes(launch.d2h_bytes):>9} ({launch.d2h_copies} copies)")
+                         f"→ {human_bytes(launch.h2d_bytes):>9} ({_copies(launch.h2d_copies)})  "
+                         f"← {human_bytes(launch.d2h_bytes):>9} ({_copies(launch.d2h_copies)})")
         for p in self.problems:
             lines.append(f"  problem: {p}")
         return "\n".join(lines)
+
+
+def _copies(n: int) -> str:
+    return "1 copy" if n == 1 else f"{n} copies"
 
 
 def cuda_shim_dir() -> Path | None:
