@@ -247,7 +247,7 @@ def test_rust_cuda_style_runs_on_the_cpu(tmp_path):
     """`cargo run` of the example (its kernels run on the CPU through the local stand-ins)."""
     cargo = "/usr/bin/cargo" if Path("/usr/bin/cargo").exists() else shutil.which("cargo")
     env = dict(os.environ, CARGO_TARGET_DIR=str(tmp_path / "target"))
-    if Path("/usr/bin/rustc").exists():  # Debian's rustc, not a rustup shim (NOTES.md)
+    if Path("/usr/bin/rustc").exists():  # Debian's rustc, not a rustup shim (docs/offload-notes.md)
         env["RUSTC"] = "/usr/bin/rustc"
     proc = subprocess.run(
         [cargo, "--config", "net.offline=true", "run", "--quiet", "--manifest-path", str(CUDA / "Cargo.toml")],

@@ -24,7 +24,7 @@ def data_dir(name: str) -> Path:
             return candidate
     raise FileNotFoundError(
         f"offload-ls data directory {name!r} not found; reinstall the package "
-        f"(pip install offload-ls) or run from a full source checkout"
+        f"(pip install /path/to/offload-ls) or run from a full source checkout"
     )
 
 

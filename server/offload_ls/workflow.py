@@ -118,7 +118,7 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
     outcome = BuildOutcome(crate, None)
     if image == "both":
         outcome.warnings.append("--device-image both: on an H200 such a binary ran its kernels on the host "
-                                "device although the GPU was there (NOTES.md); use gpu on GPU machines")
+                                "device although the GPU was there (docs/offload-notes.md); use gpu on GPU machines")
     key = {"image": image, "arch": report.arch, "target": report.target, "rustc": tc.rustc if tc else None,
            "pipeline": report.pipeline}
     start = time.monotonic()

@@ -323,7 +323,7 @@ def test_doc_page_example_is_reported_and_fix_is_not():
     blocks = text.split("```rust\n")
     example = blocks[2].split("```")[0]
     fixed = blocks[3].split("```")[0]
-    assert [f[:4] for f in lint(example, RULE)] == [(4, 7, 4, 8), (4, 18, 4, 19), (4, 25, 4, 26)]
+    assert [f[:4] for f in lint(example, RULE)] == [(4, 7, 4, 8), (4, 19, 4, 20), (4, 26, 4, 27)]  # y[i] = *a * x[i] + y[i]
     assert lint(fixed, RULE) == []
 
 

@@ -44,7 +44,7 @@ def test_transfer_plan_read_from_the_host_ir(doctor_report, fixture_crate):
     result = _check(doctor_report, crate, passes={"host", "host-ir"})
     assert [d for d in result.diagnostics if d.level in ("error", "ice")] == []
     mixed = result.transfers["mixed"]
-    # &[f32; 1024], &mut [f32; 1024], *mut f32, f32 (NOTES.md: "What the host pass copies")
+    # &[f32; 1024], &mut [f32; 1024], *mut f32, f32 (docs/offload-notes.md: "What the host pass copies")
     assert [(a.bytes, a.begin, a.kernel, a.end) for a in mixed.args] == [
         (4096, 1, 32, 0), (4096, 1, 32, 2), (4, 1, 32, 2), (4, 0x300, 32, 0)]
     assert [a.hint for a in mixed.args] == ["→ 4 KiB", "⇄ 4 KiB", "⇄ 4 B", "by value"]

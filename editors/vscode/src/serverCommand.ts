@@ -11,7 +11,7 @@
  */
 
 /** The install hint shown when no server is found. */
-export const INSTALL_HINT = "pip install offload-ls (or pip install -e . in an offload-ls checkout)";
+export const INSTALL_HINT = "pip install -e /path/to/offload-ls (an offload-ls checkout; it is not on PyPI)";
 
 /** The `server` settings of the extension (`offload-ls.server.path` / `.python`). */
 export interface ServerConfig {

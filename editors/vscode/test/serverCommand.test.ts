@@ -75,11 +75,11 @@ test("nothing works: an error with every candidate and the install command", asy
     "python3 -m offload_ls: `/usr/bin/python3 -m offload_ls --version` failed (exit status 1: /usr/bin/python3: No module named offload_ls)",
     "python -m offload_ls: not found (no executable file of that name on PATH or at that path)",
   ]);
-  assert.equal(INSTALL_HINT, "pip install offload-ls (or pip install -e . in an offload-ls checkout)");
+  assert.equal(INSTALL_HINT, "pip install -e /path/to/offload-ls (an offload-ls checkout; it is not on PyPI)");
   assert.equal(
     r.message,
     "The offload-ls language server was not found. Install the server: " +
-      "pip install offload-ls (or pip install -e . in an offload-ls checkout), " +
+      "pip install -e /path/to/offload-ls (an offload-ls checkout; it is not on PyPI), " +
       "or set offload-ls.server.path (a command) or offload-ls.server.python (an interpreter). " +
       `Tried: ${r.tried.join("; ")}.`,
   );
@@ -96,7 +96,7 @@ test("a server.path that does not exist is an error, with no fallback", async ()
   const { probes, calls } = fake({ "offload-ls": "/usr/bin/offload-ls" });
   const r = await resolveServerCommand({ path: "/nope/offload-ls" }, probes);
   assert.equal(r.ok, false);
-  assert.ok(!r.ok && r.message.startsWith('offload-ls.server.path is "/nope/offload-ls", which does not work. Install the server: pip install offload-ls'));
+  assert.ok(!r.ok && r.message.startsWith('offload-ls.server.path is "/nope/offload-ls", which does not work. Install the server: pip install -e /path/to/offload-ls'));
   assert.deepEqual(!r.ok && r.tried, ["/nope/offload-ls: not found (no executable file of that name on PATH or at that path)"]);
   assert.deepEqual(calls, ["which /nope/offload-ls"]);
 });

@@ -13,7 +13,7 @@
 //!
 //! Arrays are passed as `&[T; N]` (mapped "to") and `&mut [T; N]` (mapped "tofrom"), never as
 //! slices: with rustc 1.96 a slice's length is dropped and nothing is copied
-//! (shared/offload-recipe/NOTES.md, "What the host pass copies").
+//! (docs/offload-notes.md, "What the host pass copies").
 //!
 //! Scalars (`a` of saxpy/daxpy, `q` of triad) are passed by reference, `&f32` / `&f64`
 //! (mapped "to", 4 / 8 bytes). By value they arrive corrupted with rustc 1.96 + libomptarget 22:

@@ -38,7 +38,7 @@ class Transfer(str, enum.Enum):
     """What the offload host pass copies for one kernel argument.
 
     Source: rustc's offload host pass map types, measured with rustc 1.96 and recorded in
-    shared/offload-recipe/NOTES.md ("What the host pass copies").
+    docs/offload-notes.md ("What the host pass copies").
     """
 
     TO = "to"              # host -> device before the launch (map type TO)

@@ -1,7 +1,7 @@
 """What a kernel parameter's type implies for host<->device transfers.
 
 Source: the map types rustc's offload host pass emits (rustc_codegen_llvm
-src/builder/gpu_offload.rs), measured with rustc 1.96 in shared/offload-recipe/NOTES.md:
+src/builder/gpu_offload.rs), measured with rustc 1.96 in docs/offload-notes.md:
 ``&T`` -> TO, ``&mut T`` -> TO|FROM, ``*const T`` -> TO, ``*mut T`` -> TO|FROM,
 scalars -> LITERAL (by value, widened to i64). A pointer to one scalar (``*mut f32``)
 maps ``size_of::<f32>()`` bytes: one element.

@@ -1,7 +1,7 @@
 """Portable bundles: a binary, the runtime libraries a GPU node may lack, and a ``run``
 script — for building on a workstation or login node and running on a GPU node.
 
-Contents (shared/offload-recipe/NOTES.md: 214 MB, 46 MB as .tar.xz for saxpy): the binary,
+Contents (docs/offload-notes.md: 214 MB, 46 MB as .tar.xz for saxpy): the binary,
 its ``ldd`` closure minus glibc (libc, libm, libpthread, libdl, librt, ld-linux) and the
 GPU driver (libcuda is the node's own), ``libomp.so`` (libomptarget dlopens the
 unversioned name), and ``run``, which adds ``libcuda.so -> libcuda.so.1`` where the driver

@@ -2,7 +2,7 @@
 
 The binary runs as an argv list with a timeout in its own process group (toolchain/process.py);
 ``OMP_TARGET_OFFLOAD=MANDATORY`` makes a missing device an error instead of silently
-skipping kernels (with ``DISABLED`` the kernels are skipped and results are wrong, NOTES.md).
+skipping kernels (with ``DISABLED`` the kernels are skipped and results are wrong, docs/offload-notes.md).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def _copies(n: int) -> str:
 
 def cuda_shim_dir() -> Path | None:
     """A directory holding ``libcuda.so -> libcuda.so.1`` when the driver installed only
-    ``libcuda.so.1`` (libomptarget's CUDA plugin dlopens the unversioned name; NOTES.md).
+    ``libcuda.so.1`` (libomptarget's CUDA plugin dlopens the unversioned name; docs/offload-notes.md).
     ``None`` when not needed or no driver library is found."""
     search = [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if p] + [
         "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/local/nvidia/lib64", "/usr/local/nvidia/lib",

@@ -5,7 +5,7 @@ what crossing the host/device boundary does to it (``Param.transfer``: to / tofr
 value / unknown, with its arrow). On a launch (the kernel name at the launch, or anywhere
 in the launch's span): the workgroup/thread dimensions and the argument -> parameter
 pairing with each parameter's transfer. Facts come from the analysis layer
-(``analysis/transfer.py``, shared/offload-recipe/NOTES.md "What the host pass copies").
+(``analysis/transfer.py``, docs/offload-notes.md "What the host pass copies").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The build pipeline: from a crate to an executable with embedded device images.
 
-LLVM-tools pipeline (shared/offload-recipe/NOTES.md "Pipeline without native support",
+LLVM-tools pipeline (docs/offload-notes.md "Pipeline without native support",
 verified on an NVIDIA H200): device pass(es) to bitcode, kernel ABI fix-up
 (:mod:`offload_ls.toolchain.kernel_abi`), ``llvm-offload-binary`` bundle, embed with clang,
 host pass ``-Zoffload=Test`` linked through clang-linker-wrapper. Native pipeline: device
@@ -10,7 +10,7 @@ rustc with offload support was available).
 Device images (``--device-image``): ``gpu`` embeds only the GPU image; ``host`` only an
 x86_64 image for libomptarget's Virtual Host Device (kernels run on the CPU, for machines
 without a GPU); ``both`` embeds both — measured on an H200, such a binary ran its kernels
-on the host device although the GPU was there (NOTES.md), so it is warned against.
+on the host device although the GPU was there (docs/offload-notes.md), so it is warned against.
 """
 
 from __future__ import annotations
@@ -159,7 +159,7 @@ def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
     if gpu_arch and report.cuda_path and report.target.startswith("nvptx"):
         link.append(f"-Clink-arg=--cuda-path={report.cuda_path}")
     host_env = dict(env)
-    # clang-linker-wrapper finds clang, ld.lld and ptxas on PATH (NOTES.md).
+    # clang-linker-wrapper finds clang, ld.lld and ptxas on PATH (docs/offload-notes.md).
     path_dirs = [str(Path(clang).parent)] + ([str(Path(report.ptxas).parent)] if report.ptxas else [])
     host_env["PATH"] = ":".join([*path_dirs, os.environ.get("PATH", "")])
     if report.pipeline == NATIVE:

@@ -182,7 +182,7 @@ def _probe_native(rustc: str, env: dict[str, str]) -> tuple[bool | None, str]:
     """Compile an empty library through codegen with ``-Zoffload=Host=<abs path>``.
 
     A rustc without the ``llvm_offload`` feature reaches a stub and ICEs with "not built
-    with LLVM Offload support" (shared/offload-recipe/NOTES.md). ``-Zoffload=Device`` on a
+    with LLVM Offload support" (docs/offload-notes.md). ``-Zoffload=Device`` on a
     crate without kernels does not reach that stub, so it cannot serve as the probe
     (measured with rustc 1.96.0 and nightly 2026-05-19).
     """

@@ -1,6 +1,6 @@
 """``offload-ls doctor``: what the installed toolchains can do, and which pipeline to use.
 
-Pipelines, best first (shared/offload-recipe/NOTES.md):
+Pipelines, best first (docs/offload-notes.md):
 
 - ``native``: rustc built with LLVM offload: ``-Zoffload=Device`` then ``-Zoffload=Host=<abs>``.
 - ``llvm-tools``: rustc accepts ``-Zoffload=Test``; the device pass emits bitcode, offload-ls

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 #: ICE text of a rustc built without the ``llvm_offload`` feature when ``-Zoffload=Host=``
 #: (or ``Device`` on a crate with kernels) reaches codegen (rustc_codegen_llvm/src/llvm/ffi.rs stub; seen with
-#: Debian rustc 1.96.0 and nightly 2026-05-19, shared/offload-recipe/NOTES.md).
+#: Debian rustc 1.96.0 and nightly 2026-05-19, docs/offload-notes.md).
 NO_OFFLOAD_SUPPORT_ICE = "not built with LLVM Offload support"
 
-#: Host-pass error when the profile is not fat-LTO (rustc session check; NOTES.md).
+#: Host-pass error when the profile is not fat-LTO (rustc session check; docs/offload-notes.md).
 NEEDS_FAT_LTO = "using the offload feature requires -C lto=fat"
 
 #: rustc's own warning on array references in gpu-kernel signatures (rustc 1.96).
@@ -24,7 +24,7 @@ GPU_TARGETS = {
 }
 
 #: Slice kernel arguments (``&[T]``/``&mut [T]``) are mapped with size 0 by rustc 1.96's
-#: host pass (length dropped, nothing copied); NOTES.md table. Releases listed here are
+#: host pass (length dropped, nothing copied); docs/offload-notes.md table. Releases listed here are
 #: known broken; others are unknown and shown as such.
 SLICE_ARGS_BROKEN_RELEASES = ("1.96",)
 
@@ -51,7 +51,7 @@ MAP_TYPE_BITS = {
     0x2000: "NON_CONTIG",
 }
 
-#: Debian 12 packages that provide the LLVM-tools pipeline (NOTES.md "Toolchain").
+#: Debian 12 packages that provide the LLVM-tools pipeline (docs/offload-notes.md "Toolchain").
 DEBIAN_PACKAGES = (
     "rustc-web", "cargo-web", "rust-web-src", "clang-22", "lld-22", "llvm-22", "llvm-22-tools",
     "llvm-22-dev", "libomp-22-dev", "liboffload-22", "liboffload-22-dev",

@@ -1,5 +1,5 @@
 """Kernel ABI fix-up of device IR: what rustc's ``-Zoffload=Device`` does, for compilers
-built without it (shared/offload-recipe/NOTES.md, "Pipeline without native support", step 2).
+built without it (docs/offload-notes.md, "Pipeline without native support", step 2).
 
 libomptarget calls every kernel with a first ``ptr %dyn_ptr`` argument and passes scalar
 arguments as 64-bit values; rustc's device pass (rustc_codegen_llvm/src/back/write.rs,

@@ -2,7 +2,7 @@
 directory, timeout and the files it emits. The same plan serves check-on-save, ``check
 --compile``, ``build``, tests and docs.
 
-Commands follow shared/offload-recipe/NOTES.md ("Pipeline without native support"),
+Commands follow docs/offload-notes.md ("Pipeline without native support"),
 measured with Debian's rustc 1.96 and LLVM 22.
 """
 
@@ -69,13 +69,13 @@ def _base_env(report: DoctorReport) -> dict[str, str]:
     # RUSTC_ICE=0: a compiler crash must not drop rustc-ice-*.txt files into the user's crate.
     env = {"RUSTC_BOOTSTRAP": "1", "CARGO_TERM_COLOR": "never", "RUSTC_ICE": "0"}
     if tc is not None:
-        env["RUSTC"] = tc.rustc  # so cargo does not pick a rustup shim (NOTES.md)
+        env["RUSTC"] = tc.rustc  # so cargo does not pick a rustup shim (docs/offload-notes.md)
     return env
 
 
 def device_cargo_config(report: DoctorReport) -> list[str]:
     """``--config`` arguments for ``-Zbuild-std=core``: crates.io replaced by the crates
-    vendored in rust-src (offline), as NOTES.md describes."""
+    vendored in rust-src (offline), as docs/offload-notes.md describes."""
     tc = report.toolchain
     if tc is None or tc.vendor_dir is None or tc.gpu_std.get(report.target) != "build-std":
         return []

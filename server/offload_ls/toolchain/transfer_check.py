@@ -1,7 +1,7 @@
 """Compare what the compiler will copy (host IR map types) with what the source types
 imply, per launch site, and word the disagreements the compiler reveals.
 
-Facts (shared/offload-recipe/NOTES.md, measured with rustc 1.96): ``*mut f32`` maps
+Facts (docs/offload-notes.md, measured with rustc 1.96): ``*mut f32`` maps
 ``size_of::<f32>()`` = 4 bytes, one element of whatever buffer it points into; slice
 arguments lose their length (0 bytes mapped, nothing copied) or crash the host pass.
 """

@@ -3,7 +3,7 @@
 
 Source: rustc_codegen_llvm's offload lowering (``-Zoffload=Test``/``Host=``) emits one
 ``[N x i64]`` constant per kernel and phase; values measured with rustc 1.96 are in
-shared/offload-recipe/NOTES.md ("What the host pass copies"). Map-type bits: LLVM's
+docs/offload-notes.md ("What the host pass copies"). Map-type bits: LLVM's
 ``OpenMPOffloadMappingFlags`` (facts.MAP_TYPE_BITS).
 """
 

@@ -6,7 +6,7 @@ casts a shared reference into a mutable pointer (``&x as *const _ as *mut _``).
 Consequences: the kernel receives two pointers to one buffer, while the compiler marks
 ``&mut`` kernel parameters ``noalias`` (undefined behavior when they alias); and rustc's
 offload runtime maps the buffer once per argument, "to" for ``&T`` and "tofrom" for
-``&mut T`` / ``*mut T`` (shared/offload-recipe/NOTES.md, "What the host pass copies"), so
+``&mut T`` / ``*mut T`` (docs/offload-notes.md, "What the host pass copies"), so
 which mapping decides the copy back to the host is not specified.
 
 Places: ``&mut x[..]``, ``&mut *x``, ``x.as_mut_ptr()`` are place ``x``; ``s.a`` and ``s.b``

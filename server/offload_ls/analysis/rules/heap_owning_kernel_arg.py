@@ -4,7 +4,7 @@
 collections, and trait objects (``&dyn Trait``, ``Box<dyn Trait>``) — by value, behind a
 reference or pointer, or nested (``Option<Box<T>>``, ``[Vec<f32>; 4]``) — are not flat data.
 rustc's offload host pass maps a kernel argument by its type: it copies
-``size_of::<T>()`` bytes of the value (shared/offload-recipe/NOTES.md, "What the host pass
+``size_of::<T>()`` bytes of the value (docs/offload-notes.md, "What the host pass
 copies"), which for a ``Vec`` is the pointer/capacity/length header, not the elements; on
 the device that pointer is a host address. A trait object's size is unknown at compile time
 and its vtable holds host code addresses.

@@ -3,7 +3,7 @@ a shared reference (``&Cell<f32>``, ``&[Cell<u32>; N]``, ``&RefCell<T>``, ``*con
 
 Interior mutability lets the kernel write through ``&``. But rustc's offload host pass maps
 a ``&T`` (and ``*const T``) argument to the device only (map type TO, no FROM:
-shared/offload-recipe/NOTES.md, "What the host pass copies"), so those writes never reach
+docs/offload-notes.md, "What the host pass copies"), so those writes never reach
 the host. ``Cell``, ``RefCell``, ``UnsafeCell``, ``OnceCell`` and ``LazyCell`` are not
 ``Sync``: every GPU thread holding the same one is a data race, which the kernel ABI does
 not check. (rustc does not mark such a parameter ``noalias readonly``: a type containing

@@ -1,6 +1,6 @@
 """raw_pointer_kernel_param: a kernel parameter is ``*const T`` / ``*mut T``.
 
-Consequences (shared/offload-recipe/NOTES.md, "What the host pass copies"): the kernel needs
+Consequences (docs/offload-notes.md, "What the host pass copies"): the kernel needs
 ``unsafe`` to dereference it; the compiler cannot mark it ``noalias`` (a ``&T`` / ``&mut T``
 parameter is ``noalias [readonly]`` in the device IR); with rustc offload, ``*mut T`` is
 mapped to the device and back, ``*const T`` to the device. A pointer to ONE scalar

@@ -5,7 +5,7 @@ functions they call and functions under a device-only ``#[cfg]``. A ``static mut
 there is one variable shared by every GPU thread without synchronisation (concurrent
 writes are a data race), and it lives in the device image: the host's ``static mut`` of
 the same name is a different variable (the device pass compiles the crate separately,
-shared/offload-recipe/NOTES.md "Pipeline"), so values never flow between them.
+docs/offload-notes.md "Pipeline"), so values never flow between them.
 
 Name resolution is syntactic (tree-sitter): an identifier refers to the ``static mut``
 declared in the nearest enclosing block, else to one declared at module level anywhere in
