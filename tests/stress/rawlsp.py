@@ -49,14 +49,16 @@ class RawLsp:
         stderr_path: where the server's stderr goes.
         env: the server's environment (default: this process's).
         cwd: the server's working directory.
+        argv: the server's command (default: ``python -m offload_ls.lsp``).
     """
 
     def __init__(self, stderr_path: Path, settings: dict | None = None,
-                 env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
+                 env: dict[str, str] | None = None, cwd: Path | None = None,
+                 argv: list[str] | None = None) -> None:
         self.settings = settings or {}
         self.stderr_path = stderr_path
         self._stderr = open(stderr_path, "wb")
-        self.proc = subprocess.Popen(SERVER_ARGV, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        self.proc = subprocess.Popen(argv or SERVER_ARGV, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=self._stderr, env=env, cwd=cwd)
         self.messages: list[tuple[float, dict]] = []
         self.raw_frames = 0
