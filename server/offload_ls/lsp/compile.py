@@ -210,7 +210,7 @@ class CompileFeature:
 
     # ------------------------------------------------------------------ results
 
-    def _on_result(self, manifest: Path, generation: int, result: CheckResult) -> None:
+    async def _on_result(self, manifest: Path, generation: int, result: CheckResult) -> None:
         new = CrateResults(generation=generation, transfers=result.transfers)
         indexes: dict[Path, LineIndex | None] = {}
         for d in result.diagnostics:
@@ -225,7 +225,7 @@ class CompileFeature:
                         edits.append(types.TextEdit(range=frange, new_text=r.text))
                 if edits:
                     new.fixes.setdefault(uri, []).append((diag, edits))
-        self._add_transfer_findings(new, manifest)
+        await self._add_transfer_findings(new, manifest)
         self._replace(manifest, new)
         failed = [p.label for p in result.passes if p.completed and not p.completed.ok]
         self.server.log(f"offload check of {manifest.parent.name}: {len(result.diagnostics)} compiler messages"
@@ -306,15 +306,18 @@ class CompileFeature:
                 out.append((launch, plan_for_launch(launch, kernels.get(launch.kernel), kt)))
         return out
 
-    def _add_transfer_findings(self, results: CrateResults, manifest: Path) -> None:
+    async def _add_transfer_findings(self, results: CrateResults, manifest: Path) -> None:
         """Disagreements between source types and the compiled map types, at each launch
-        argument of the crate's open documents."""
+        argument of the crate's open documents (their analyses are awaited, never
+        computed on the event loop's thread)."""
         if not results.transfers:
             return
         for doc in list(self.server.documents):
             if doc.path is None or self.manifest_for(doc.path) != manifest:
                 continue
-            analysis = self.server.analysis_for(doc)
+            analysis = await self.server.analysis_of(doc)
+            if analysis is None:
+                continue  # the text changed meanwhile: its positions would be wrong
             kernels = {k.name: k for k in analysis.kernels}
             for launch in analysis.launches:
                 kt = results.transfers.get(launch.kernel or "")

@@ -42,21 +42,21 @@ def register(server: OffloadLanguageServer) -> None:
         ls.did_close(params)
 
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: OffloadLanguageServer, params: types.HoverParams) -> types.Hover | None:
-        return ls.hover(params)
+    async def hover(ls: OffloadLanguageServer, params: types.HoverParams) -> types.Hover | None:
+        return await ls.hover(params)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
-    def code_action(ls: OffloadLanguageServer, params: types.CodeActionParams):
-        return ls.code_action(params)
+    async def code_action(ls: OffloadLanguageServer, params: types.CodeActionParams):
+        return await ls.code_action(params)
 
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
-    def inlay_hint(ls: OffloadLanguageServer, params: types.InlayHintParams):
-        return ls.inlay_hints(params)
+    async def inlay_hint(ls: OffloadLanguageServer, params: types.InlayHintParams):
+        return await ls.inlay_hints(params)
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    def code_lens(ls: OffloadLanguageServer, params: types.CodeLensParams):
-        return ls.code_lens(params)
+    async def code_lens(ls: OffloadLanguageServer, params: types.CodeLensParams):
+        return await ls.code_lens(params)
 
     @server.command(commands.BUILD)
     async def build(ls: OffloadLanguageServer, args: BuildArgs):

@@ -217,6 +217,8 @@ class OffloadLanguageServer(LanguageServer):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self._lint: dict[str, tuple[list[types.Diagnostic], int | None]] = {}
+        #: URI -> (text version, future analysis) of each open document's worker job.
+        self._inflight: dict[str, tuple[int, asyncio.Future]] = {}
         self.compiles = CompileFeature(self)
         self.gpu = GpuCommands(self)
 
@@ -321,19 +323,20 @@ class OffloadLanguageServer(LanguageServer):
             except Exception:  # noqa: BLE001
                 log.exception("workspace/codeLens/refresh failed")
 
-    def code_lens(self, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+    async def code_lens(self, params: types.CodeLensParams) -> list[types.CodeLens] | None:
         """Build / run lenses on ``fn main`` and kernels (see :mod:`offload_ls.lsp.commands`)."""
         doc = self.documents.get(params.text_document.uri)
-        if doc is None:
+        analysis = await self.analysis_of(doc) if doc is not None else None
+        if analysis is None:
             return None
-        return self.gpu.code_lenses(doc, self.analysis_for(doc))
+        return self.gpu.code_lenses(doc, analysis)
 
-    def inlay_hints(self, params: types.InlayHintParams) -> list[types.InlayHint] | None:
+    async def inlay_hints(self, params: types.InlayHintParams) -> list[types.InlayHint] | None:
         """Transfer-plan hints at the launch arguments of an open document."""
         doc = self.documents.get(params.text_document.uri)
-        if doc is None:
+        analysis = await self.analysis_of(doc) if doc is not None else None
+        if analysis is None:
             return None
-        analysis = self.analysis_for(doc)
         return self.compiles.inlay_hints(doc, analysis, to_span(doc.line_index, params.range, self.encoding))
 
     # ------------------------------------------------------------------ workspace / levels
@@ -526,19 +529,48 @@ class OffloadLanguageServer(LanguageServer):
                      types.MessageType.Error)
             return _EMPTY
 
-    def analysis_for(self, doc: Document) -> FileAnalysis:
-        """The analysis of the document's current text (computed now, on the loop thread,
-        if the debounced one has not run yet). Used by hover and code actions."""
+    async def analysis_of(self, doc: Document) -> FileAnalysis | None:
+        """The analysis of ``doc``'s current text, never computed on the event loop's
+        thread (a big document takes seconds; every other request would wait): the
+        cached one, or the documents' worker's job for this text (shared with the
+        debounced publish). ``None`` if the text changed or the document closed
+        meanwhile: an answer about a text the client no longer has is wrong."""
         current = doc.current_analysis()
         if current is not None:
             return current
-        if not self._screen(doc.uri, doc.path and str(doc.path) or doc.uri, doc.source):
-            analysis = _EMPTY
-        else:
-            analysis = self._analyse(doc.source, doc.parsed.tree, self.levels_for(doc.path),
-                                     doc.path and str(doc.path) or doc.uri, doc.cache)
-        doc.analysis, doc.analysed_version = analysis, doc.parsed.version
+        version = doc.parsed.version
+        analysis = await asyncio.shield(self._analysis_job(doc))
+        if self.documents.get(doc.uri) is not doc or doc.parsed.version != version:
+            return None
         return analysis
+
+    def _analysis_job(self, doc: Document) -> asyncio.Future:
+        """The future analysis of ``doc``'s current text in the documents' worker thread:
+        one job per text version; when it ends it becomes the document's cached analysis
+        (unless the text changed or the settings did, see :meth:`reanalyse_open_documents`)."""
+        version = doc.parsed.version
+        job = self._inflight.get(doc.uri)
+        if job is not None and job[0] == version:
+            return job[1]
+        loop = asyncio.get_running_loop()
+        label = doc.path and str(doc.path) or doc.uri
+        if not self._screen(doc.uri, label, doc.source):
+            future = loop.create_future()
+            future.set_result(_EMPTY)
+        else:
+            future = loop.run_in_executor(self.doc_pool, self._analyse, doc.source, doc.parsed.tree.copy(),
+                                          self.levels_for(doc.path), label, doc.cache)
+        self._inflight[doc.uri] = (version, future)
+
+        def done(f: asyncio.Future, uri: str = doc.uri) -> None:
+            if self._inflight.get(uri, (None, None))[1] is not f:
+                return  # superseded
+            del self._inflight[uri]
+            if not f.cancelled() and f.exception() is None and self.documents.get(uri) is doc \
+                    and doc.parsed.version == version:
+                doc.analysis, doc.analysed_version = f.result(), version
+        future.add_done_callback(done)
+        return future
 
     def schedule_document(self, uri: str, delay_s: float | None = None) -> None:
         """(Re-)analyse an open document after the debounce delay; a newer call for the
@@ -551,24 +583,14 @@ class OffloadLanguageServer(LanguageServer):
         doc = self.documents.get(uri)
         if doc is None:
             return
-        version = doc.parsed.version
-        if not self._screen(uri, doc.path and str(doc.path) or uri, doc.source):
-            doc.analysis, doc.analysed_version = _EMPTY, version
-            self.publish(uri, [], doc.version)
-            return
-        analysis = doc.current_analysis()
+        analysis = await self.analysis_of(doc)
         if analysis is None:
-            source, tree = doc.source, doc.parsed.tree.copy()
-            levels = self.levels_for(doc.path)
-            analysis = await asyncio.get_running_loop().run_in_executor(
-                self.doc_pool, self._analyse, source, tree, levels, doc.path and str(doc.path) or uri, doc.cache)
-            if self.documents.get(uri) is not doc or doc.parsed.version != version:
-                return  # changed meanwhile: the newer job publishes
-            doc.analysis, doc.analysed_version = analysis, version
+            return  # changed meanwhile: the newer job publishes
         self.publish(uri, to_diagnostics(analysis.findings, doc.line_index, self.encoding, uri), doc.version)
 
     def reanalyse_open_documents(self) -> None:
         """Drop every open document's cached analysis and re-analyse it now."""
+        self._inflight.clear()  # jobs started with the old settings are not used
         for doc in self.documents:
             doc.analysed_version = -1
             self.schedule_document(doc.uri, 0)
@@ -605,6 +627,7 @@ class OffloadLanguageServer(LanguageServer):
         diagnostics (when scanning); any other document's diagnostics are cleared."""
         uri = params.text_document.uri
         self.jobs.cancel(uri)
+        self._inflight.pop(uri, None)
         doc = self.documents.close(uri)
         self._skip_logged.pop(uri, None)
         if doc is None:
@@ -619,12 +642,12 @@ class OffloadLanguageServer(LanguageServer):
 
     # ------------------------------------------------------------------ hover / code actions
 
-    def hover(self, params: types.HoverParams) -> types.Hover | None:
+    async def hover(self, params: types.HoverParams) -> types.Hover | None:
         """Hover on a kernel name or a launch (see :mod:`offload_ls.lsp.hover`)."""
         doc = self.documents.get(params.text_document.uri)
-        if doc is None:
+        analysis = await self.analysis_of(doc) if doc is not None else None
+        if analysis is None:
             return None
-        analysis = self.analysis_for(doc)
         offset = to_offset(doc.line_index, params.position, self.encoding)
         found = hover_at(analysis, doc.source, offset)
         if found is None:
@@ -644,13 +667,13 @@ class OffloadLanguageServer(LanguageServer):
                 text += "\n" + table
         return to_hover(text, span, doc.line_index, self.encoding, markdown_ok)
 
-    def code_action(self, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+    async def code_action(self, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         """Quick fixes for the findings touching the requested range."""
         uri = params.text_document.uri
         doc = self.documents.get(uri)
-        if doc is None:
+        analysis = await self.analysis_of(doc) if doc is not None else None
+        if analysis is None:
             return None
-        analysis = self.analysis_for(doc)
         wanted = to_span(doc.line_index, params.range, self.encoding)
         only = params.context.only if params.context else None
         actions = code_actions(analysis, uri, doc.line_index, self.encoding, wanted, only)
