@@ -121,3 +121,31 @@ def test_no_compiler_outlives_the_session(tmp_path, how):
         for pid, _, _ in alive(token):
             os.kill(pid, signal.SIGKILL)
         server.close()
+
+
+def test_withdrawing_trust_stops_the_running_check(tmp_path):
+    """Consent can be taken back: when the crate's folder leaves ``trustedWorkspaces``,
+    its running check is stopped at once (process groups killed), with a log line."""
+    server, token = start_hung_check(tmp_path)
+    try:
+        crate = tmp_path / "crate"
+        at = server.mark()
+        server.settings = {**server.settings, "trustedWorkspaces": []}
+        server.notify("workspace/didChangeConfiguration", {"settings": {"offload-ls": server.settings}})
+        wait_until(lambda: not alive(token), 20, f"the check's processes to end: {alive(token)}")
+        line = server.wait_for(lambda m: m.get("method") == "window/logMessage"
+                               and "is no longer trusted" in m["params"]["message"], timeout=10, after=at)
+        assert line["params"] == {"type": 2, "message": f"{crate} is no longer trusted: its running offload check, "
+                                                        f"build or run was stopped"}
+        # A save now is refused like in any untrusted folder.
+        main = crate / "src" / "main.rs"
+        server.notify("textDocument/didSave", {"textDocument": {"uri": main.as_uri()}})
+        server.wait_for(lambda m: m.get("method") == "window/logMessage"
+                        and m["params"]["message"].startswith(f"{crate} is not a trusted workspace"), timeout=10)
+        time.sleep(1)
+        assert alive(token) == []
+        assert server.close() == 0
+    finally:
+        for pid, _, _ in alive(token):
+            os.kill(pid, signal.SIGKILL)
+        server.close()

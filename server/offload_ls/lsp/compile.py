@@ -146,6 +146,23 @@ class CompileFeature:
         """A Cargo.toml appeared or went: recompute file -> crate lookups."""
         self._manifests.clear()
 
+    def stop_untrusted(self) -> None:
+        """The trusted folders changed: stop the pending or running check of every crate
+        no longer trusted, and its build or run (their process groups are killed)."""
+        stopped = set()
+        for manifest in list(self.service._crates):
+            if not self.trusted(manifest):
+                self.service.cancel(manifest)
+                if self.service.running(manifest):
+                    stopped.add(manifest)
+        for manifest, token in list(self.server.gpu.jobs.items()):
+            if not self.trusted(manifest):
+                token.cancel()
+                stopped.add(manifest)
+        for manifest in sorted(stopped):
+            self.server.log(f"{manifest.parent} is no longer trusted: its running offload check, build or run "
+                            f"was stopped", types.MessageType.Warning)
+
     def cancel_token(self, token) -> None:
         """The client cancelled our ``$/progress`` with this token (a check, build or run)."""
         manifest = self._token_crate.get(str(token))

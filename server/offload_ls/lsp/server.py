@@ -429,6 +429,8 @@ class OffloadLanguageServer(LanguageServer):
         new, problems = await self.pull_settings(fallback)
         self.report_settings_problems(problems)
         old, self.settings = self.settings, new
+        if new.trustedWorkspaces != old.trustedWorkspaces:
+            self.compiles.stop_untrusted()  # consent withdrawn: nothing of those crates keeps running
         if new != old:
             await self.reanalyse_all(scan_changed=new.scanWorkspace != old.scanWorkspace)
 
