@@ -23,6 +23,11 @@ STARTED: list[tuple[str, ...]] = []
 _STARTED_LOCK = threading.Lock()
 
 
+#: Bytes of output kept per stream of one program run by :func:`run_async`; the rest is
+#: still streamed to the line callbacks but only counted (a program printing without end
+#: must not exhaust the server's memory).
+MAX_CAPTURE = 64 * 1024 * 1024
+
 #: Process groups started here and not yet reaped (pgid == the child's pid).
 _LIVE: set[int] = set()
 
@@ -188,7 +193,9 @@ async def run_async(argv: Sequence[str], *, timeout: float, cwd: Path | None = N
 
     Args:
         timeout: seconds. on_stdout_line / on_stderr_line: called with each line (no
-            newline) as it arrives, for streaming output and progress.
+            newline) as it arrives, for streaming output and progress. Lines may be of
+            any length; the returned ``stdout``/``stderr`` keep at most
+            :data:`MAX_CAPTURE` bytes each, then say how many more were not kept.
 
     Never raises for a missing program, a timeout or a cancellation: see :class:`Completed`.
     """
@@ -223,14 +230,47 @@ async def _supervise(proc, argv: tuple[str, ...], start: float, timeout: float, 
     err_lines: list[str] = []
 
     async def pump(stream, sink, callback):
-        while True:
-            line = await stream.readline()
-            if not line:
-                return
-            text = line.decode("utf-8", "replace").rstrip("\n")
-            sink.append(text)
+        # Chunks, not readline(): asyncio's readline raises on a line over 64 KiB (a rustc
+        # JSON diagnostic with a long type in it), which ended the whole run.
+        kept = dropped = 0
+        parts: list[bytes] = []
+        partial = 0
+
+        def emit(raw: bytes) -> None:
+            nonlocal kept, dropped
+            text = raw.decode("utf-8", "replace")
+            if kept + len(raw) <= MAX_CAPTURE:
+                sink.append(text)
+                kept += len(raw) + 1
+            else:
+                dropped += len(raw) + 1
             if callback is not None:
                 callback(text)
+
+        while True:
+            chunk = await stream.read(1 << 16)
+            if not chunk:
+                break
+            start = 0
+            while True:
+                nl = chunk.find(b"\n", start)
+                if nl < 0:
+                    parts.append(chunk[start:])
+                    partial += len(chunk) - start
+                    if partial > MAX_CAPTURE:  # a "line" that never ends: cut it
+                        emit(b"".join(parts))
+                        parts.clear()
+                        partial = 0
+                    break
+                parts.append(chunk[start:nl])
+                emit(b"".join(parts))
+                parts.clear()
+                partial = 0
+                start = nl + 1
+        if partial:
+            emit(b"".join(parts))
+        if dropped:
+            sink.append(f"[offload-ls: {dropped} more bytes of output were not kept]")
 
     readers = asyncio.gather(pump(proc.stdout, out_lines, on_stdout_line),
                              pump(proc.stderr, err_lines, on_stderr_line))
