@@ -3,6 +3,7 @@
 import asyncio
 import json
 import sys
+import time
 from pathlib import Path
 
 from offload_ls.toolchain.crate import Crate
@@ -95,3 +96,27 @@ def test_plan_errors_are_reported(tmp_path):
 
     asyncio.run(scenario())
     assert errors == ["Cargo.toml: cargo metadata failed: expected `]`"]
+
+
+def test_checks_are_delivered_before_the_transfer_plan_pass(tmp_path):
+    from offload_ls.toolchain.service import CompileService
+
+    crate = Crate(tmp_path / "Cargo.toml", "demo", tmp_path, tmp_path / "target", "demo", False)
+    warning = _message("checked").replace('"level": "error"', '"level": "warning"')
+    check = Pass("host", "host", (sys.executable, "-c", f"print({warning!r})"), {}, tmp_path, 30.0)
+    slow = Pass("host-ir", "host", (sys.executable, "-c", "import time; time.sleep(1.5)"), {}, tmp_path, 30.0,
+                needs_clean=True)
+    delivered = []
+
+    async def scenario():
+        svc = CompileService(lambda m: Plan(crate, "llvm-tools", [check, slow]),
+                             on_result=lambda m, g, r: delivered.append((time.monotonic(), [p.name for p in r.passes])),
+                             on_error=lambda m, msg: None, debounce_s=0.0)
+        start = time.monotonic()
+        await asyncio.wait_for(svc.request(tmp_path / "Cargo.toml"), 20)
+        await svc.shutdown()
+        return start
+
+    start = asyncio.run(scenario())
+    assert [names for _, names in delivered] == [["host"], ["host", "host-ir"]]
+    assert delivered[0][0] - start < 1.0 <= delivered[1][0] - start  # the first did not wait for the slow pass

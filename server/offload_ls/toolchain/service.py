@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from offload_ls.toolchain.compile import CheckResult, run_plan
+from offload_ls.toolchain.diagnostics import merge
 from offload_ls.toolchain.plan import Pass, Plan
 from offload_ls.toolchain.process import CancelToken
 from offload_ls.toolchain.replay import ReplayCache
@@ -111,6 +112,8 @@ class CompileService:
                 log.exception("progress callback failed")
 
     async def _run(self, manifest: Path, st: _CrateState, generation: int, token: CancelToken) -> None:
+        """Checks first (delivered as soon as they finish), then the slower passes that
+        need clean checks (the transfer plan), delivered again with their results."""
         self._progress(manifest, "begin", f"offload check of {manifest.parent.name}", 0)
         result: CheckResult | None = None
         try:
@@ -120,21 +123,45 @@ class CompileService:
                 if generation == st.generation:
                     self.on_error(manifest, str(exc))
                 return
+            first = Plan(plan.crate, plan.pipeline, [p for p in plan.passes if not p.needs_clean])
+            later = Plan(plan.crate, plan.pipeline, [p for p in plan.passes if p.needs_clean])
+            total = len(plan.passes)
 
-            def on_pass(i: int, n: int, p: Pass) -> None:
-                self._progress(manifest, "report", f"{p.label} pass ({i + 1}/{n})", int(100 * i / max(n, 1)))
+            def on_pass(offset: int):
+                def report(i: int, n: int, p: Pass) -> None:
+                    self._progress(manifest, "report", f"{p.label} pass ({offset + i + 1}/{total})",
+                                   int(100 * (offset + i) / max(total, 1)))
+                return report
 
-            result = await run_plan(plan, cancel=token, on_pass=on_pass, replay=self.replay)
+            result = await run_plan(first, cancel=token, on_pass=on_pass(0), replay=self.replay)
+            if result.cancelled or generation <= st.delivered:
+                return
+            clean = not any(d.level in ("error", "ice") for d in result.diagnostics)
+            run_later = bool(later.passes) and clean
+            await self._deliver(manifest, st, generation, result, final=not run_later)
+            if not run_later or generation != st.generation:
+                return
+            more = await run_plan(later, cancel=token, on_pass=on_pass(len(first.passes)))
+            if more.cancelled or generation != st.generation:
+                result.cancelled = more.cancelled
+                return
+            result = CheckResult(diagnostics=merge(result.diagnostics + more.diagnostics),
+                                 transfers=more.transfers, passes=result.passes + more.passes)
+            await self._deliver(manifest, st, generation, result, final=True)
         finally:
             self._progress(manifest, "end", "cancelled" if (result is None or result.cancelled) else
                            f"done in {result.seconds:.1f} s")
-        if result.cancelled or generation <= st.delivered:
-            return
+
+    async def _deliver(self, manifest: Path, st: _CrateState, generation: int, result: CheckResult,
+                       final: bool) -> None:
+        """Hand ``result`` to ``on_result`` (twice per run when a transfer plan follows the
+        checks: the second replaces the first); resolve the waiters on the final one."""
         st.delivered = generation
         maybe = self.on_result(manifest, generation, result)
         if asyncio.iscoroutine(maybe):
             await maybe
-        for fut in st.waiters:
-            if not fut.done():
-                fut.set_result(result)
-        st.waiters.clear()
+        if final:
+            for fut in st.waiters:
+                if not fut.done():
+                    fut.set_result(result)
+            st.waiters.clear()
