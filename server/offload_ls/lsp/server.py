@@ -541,7 +541,13 @@ class OffloadLanguageServer(LanguageServer):
         if current is not None:
             return current
         version = doc.parsed.version
-        analysis = await asyncio.shield(self._analysis_job(doc))
+        job = self._analysis_job(doc)
+        try:
+            analysis = await asyncio.shield(job)
+        except asyncio.CancelledError:
+            if job.cancelled() and not asyncio.current_task().cancelling():
+                return None  # superseded by a newer text before it started
+            raise
         if self.documents.get(doc.uri) is not doc or doc.parsed.version != version:
             return None
         return analysis
@@ -554,6 +560,8 @@ class OffloadLanguageServer(LanguageServer):
         job = self._inflight.get(doc.uri)
         if job is not None and job[0] == version:
             return job[1]
+        if job is not None:
+            job[1].cancel()  # an older text's job that has not started is not run at all
         loop = asyncio.get_running_loop()
         label = doc.path and str(doc.path) or doc.uri
         if not self._screen(doc.uri, label, doc.source):
@@ -592,7 +600,9 @@ class OffloadLanguageServer(LanguageServer):
 
     def reanalyse_open_documents(self) -> None:
         """Drop every open document's cached analysis and re-analyse it now."""
-        self._inflight.clear()  # jobs started with the old settings are not used
+        for _, job in self._inflight.values():
+            job.cancel()  # jobs of the old settings are not used (nor run, if not started)
+        self._inflight.clear()
         for doc in self.documents:
             doc.analysed_version = -1
             self.schedule_document(doc.uri, 0)
@@ -629,7 +639,9 @@ class OffloadLanguageServer(LanguageServer):
         diagnostics (when scanning); any other document's diagnostics are cleared."""
         uri = params.text_document.uri
         self.jobs.cancel(uri)
-        self._inflight.pop(uri, None)
+        job = self._inflight.pop(uri, None)
+        if job is not None:
+            job[1].cancel()
         doc = self.documents.close(uri)
         self._skip_logged.pop(uri, None)
         if doc is None:
