@@ -239,3 +239,46 @@ def test_an_analysis_failure_is_reported_to_the_client(monkeypatch):
     from lsprotocol import types
     assert logged == [("/w/src/k.rs: analysis failed (RecursionError: maximum recursion depth exceeded); "
                        "no lints for this text", types.MessageType.Error)]
+
+
+@pytest.mark.toolchain
+def test_source_vanishing_between_save_and_check(make_server, tmp_path, shared_target_dir):
+    """``src/main.rs`` is deleted right after its save, before the check starts (the
+    check-on-save debounce is 0.3 s): the check reports on Cargo.toml why it could not
+    run; restoring the file (fixed) and saving clears that, and nothing stale remains."""
+    from stress_helpers import copy_fixture, toolchain_or_skip
+
+    toolchain_or_skip()
+    crate = copy_fixture("device-error", tmp_path / "crate")
+    main = crate / "src" / "main.rs"
+    manifest = crate / "Cargo.toml"
+    text = main.read_text()
+    env = {**os.environ, "CARGO_TARGET_DIR": str(shared_target_dir)}
+    server = make_server({"trustedWorkspaces": [str(crate)], "transferPlan": False, "debounceMs": 0}, env=env)
+    server.initialize(crate)
+    server.open(main.as_uri(), text)
+    at = server.mark()
+    server.notify("textDocument/didSave", {"textDocument": {"uri": main.as_uri()}})
+    # A round trip: the save has been handled (the crate was found to use offload, the
+    # check is scheduled), and the check has not started (0.3 s debounce).
+    server.call("textDocument/hover", {"textDocument": {"uri": main.as_uri()}, "position": {"line": 0, "character": 0}})
+    main.unlink()
+    line = server.wait_for(lambda m: m.get("method") == "window/logMessage"
+                           and m["params"]["message"].startswith("offload check of "), timeout=240, after=at)
+    assert line["params"]["message"].startswith(f"offload check of {crate} not run: {manifest}: cargo metadata failed: ")
+    published = server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                                and m["params"]["uri"] == manifest.as_uri(), timeout=30, after=at)
+    [diag] = published["params"]["diagnostics"]
+    assert diag["message"].startswith(f"offload check not run: {manifest}: cargo metadata failed: ")
+
+    at = server.mark()
+    main.write_text(text.replace("(i as f32).sin()", "(i as f32) * 0.5"))
+    server.notify("textDocument/didSave", {"textDocument": {"uri": main.as_uri()}})
+    server.wait_for(lambda m: m.get("method") == "window/logMessage"
+                    and m["params"]["message"].startswith("offload check of crate: "), timeout=240, after=at)
+    assert server.publishes(manifest.as_uri())[-1]["diagnostics"] == []
+    errors = [d for d in server.publishes(main.as_uri())[-1]["diagnostics"]
+              if d.get("severity") == 1 and (d.get("source") or "").startswith("offload-ls(")]
+    assert errors == []
+    assert server.proc.poll() is None
+    no_tracebacks(server)
