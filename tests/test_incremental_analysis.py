@@ -447,3 +447,24 @@ def test_suppression_index_answers_like_each_suppression():
         for rule in rules + ["d"]:
             f = Finding(rule, Span(pos, pos + 1), "m")
             assert index.covers(f) == any(s.covers(f) for s in sups), (rule, pos)
+
+
+def test_cache_keeps_only_recent_versions():
+    # Entries are keyed by unit bytes: without a sweep every edited version of an item
+    # would stay (tests/stress/test_edit_storm.py measures the memory).
+    from offload_ls.analysis.cache import AnalysisCache
+    from offload_ls.analysis.engine import analyze_tree
+    from offload_ls.syntax.parse import ParsedFile, TextEdit
+
+    src = b"#[kernel]\nunsafe fn k(y: *mut f32) { *y = 0.0; }\n"
+    f = ParsedFile(src)
+    cache = AnalysisCache()
+    analyze_tree(f.source, f.root, cache=cache)
+    sizes = []
+    for n in range(20):
+        start = f.source.index(b"*y = ") + 5
+        end = f.source.index(b";", start)
+        f.apply([TextEdit(start, end, f"{n}.5".encode())])
+        analyze_tree(f.source, f.root, cache=cache)
+        sizes.append(len(cache))
+    assert max(sizes) == sizes[-1] <= 3 * 2  # summaries + results of at most three versions

@@ -241,10 +241,6 @@ def test_edit_storm_final_lints_fds_threads(lint_storm):
     assert thr1 <= thr0 + THREAD_SLACK
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "analysis/cache.py: the per-document AnalysisCache (LRU of 16,384 entries per table) keys units by "
-    "their bytes, so every analysed version of a large item stays cached: +40 MiB per 1,000 edits of a "
-    "50 KB item (measured); needs a bound in bytes. Reported to the analysis owner."))
 def test_edit_storm_memory_returns(tmp_path):
     """Resident memory after 1,000 edits is within 10% of before them. Each edit waits for
     its own publish, so every version is analysed (the rapid storm above coalesces a

@@ -36,12 +36,16 @@ class LRU:
             raise ValueError("capacity must be at least 1")
         self.capacity = capacity
         self._data: OrderedDict[Hashable, object] = OrderedDict()
+        self._used: dict[Hashable, int] = {}
+        #: The analysis generation entries touched now are marked with (see :meth:`sweep`).
+        self.now = 0
 
     def get(self, key: Hashable) -> object | None:
         """The value of ``key`` (now the most recently used), ``None`` if absent."""
         value = self._data.get(key)
         if value is not None:
             self._data.move_to_end(key)
+            self._used[key] = self.now
         return value
 
     def put(self, key: Hashable, value: object) -> None:
@@ -49,8 +53,18 @@ class LRU:
         the capacity."""
         self._data[key] = value
         self._data.move_to_end(key)
+        self._used[key] = self.now
         while len(self._data) > self.capacity:
-            self._data.popitem(last=False)
+            old, _ = self._data.popitem(last=False)
+            self._used.pop(old, None)
+
+    def sweep(self, oldest: int) -> None:
+        """Drop entries last used before generation ``oldest``. Keys hold the units'
+        bytes, so without this every edited version of a large item would stay cached
+        until the entry bound: +40 MiB per 1,000 edits of a 50 KB item (tests/stress)."""
+        for key in [k for k, g in self._used.items() if g < oldest]:
+            self._data.pop(key, None)
+            del self._used[key]
 
     def __len__(self) -> int:
         return len(self._data)
@@ -58,6 +72,7 @@ class LRU:
     def clear(self) -> None:
         """Drop every entry."""
         self._data.clear()
+        self._used.clear()
 
 
 @dataclass
@@ -137,6 +152,22 @@ class AnalysisCache:
         self.last: LastRun | None = None
         self.stats = CacheStats()
         self.lock = threading.RLock()
+        self.generation = 0
+
+    #: Analyses an entry may go unused before it is dropped: the current version's units
+    #: and those of the two versions before (an undo finds them still cached).
+    KEEP_GENERATIONS = 3
+
+    def begin(self) -> None:
+        """Start an analysis: entries it uses are marked with a new generation."""
+        self.generation += 1
+        self.summaries.now = self.results.now = self.generation
+
+    def end(self) -> None:
+        """Finish an analysis: drop entries no recent analysis used."""
+        oldest = self.generation - self.KEEP_GENERATIONS + 1
+        self.summaries.sweep(oldest)
+        self.results.sweep(oldest)
 
     def __len__(self) -> int:
         """Entries held (summaries and rule results together)."""

@@ -65,7 +65,11 @@ def analyze_tree(source: bytes, root: Node, levels: Mapping[str, Level] | None =
     if cache is None:
         return _analyze(source, root, levels, AnalysisCache())
     with cache.lock:
-        return _analyze(source, root, levels, cache)
+        cache.begin()
+        try:
+            return _analyze(source, root, levels, cache)
+        finally:
+            cache.end()
 
 
 def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: AnalysisCache) -> FileAnalysis:
