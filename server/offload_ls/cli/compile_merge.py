@@ -39,11 +39,11 @@ def merge_compiler_findings(result: CheckResult, report: Callable[[Notice], None
 
     Problems (no toolchain, a bad Cargo.toml) become notices with level ``error``.
     """
-    manifests: dict[Path, None] = {}
+    manifests: dict[Path, list[FileReport]] = {}
     for fr in result.files:
         m = find_manifest(Path(fr.file.absolute))
         if m is not None:
-            manifests[m.resolve()] = None
+            manifests.setdefault(m.resolve(), []).append(fr)
     if not manifests:
         report(Notice("warning", "--compile: no Cargo.toml above the checked files; nothing compiled"))
         return
@@ -56,7 +56,7 @@ def merge_compiler_findings(result: CheckResult, report: Callable[[Notice], None
         report(Notice("warning", "--compile: no offload-capable toolchain; only the host pass runs ("
                       + "; ".join(doctor.missing) + ")"))
     by_path = {Path(fr.file.absolute).resolve(): fr for fr in result.files}
-    for manifest in manifests:
+    for manifest, crate_files in manifests.items():
         try:
             crate = load_crate(manifest, doctor.toolchain.cargo, env={"RUSTC": doctor.toolchain.rustc})
         except CrateError as exc:
@@ -67,8 +67,8 @@ def merge_compiler_findings(result: CheckResult, report: Callable[[Notice], None
         outcome = asyncio.run(run_plan(plan))
         for d in outcome.diagnostics:
             _add(result, by_path, manifest, d)
-        for path, fr in by_path.items():
-            if find_manifest(path) is not None and find_manifest(path).resolve() == manifest and outcome.transfers:
+        if outcome.transfers:
+            for fr in crate_files:
                 _add_transfer_findings(result, fr, outcome.transfers)
 
 

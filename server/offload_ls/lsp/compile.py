@@ -10,7 +10,6 @@ have any (nothing stale after a fix).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import threading
 import uuid
@@ -448,8 +447,3 @@ def _cargo_toml_range(manifest: Path) -> types.Range:
         pass
     return types.Range(start=types.Position(line=line, character=0), end=types.Position(line=line, character=9))
 
-
-async def wait_idle(feature: CompileFeature) -> None:
-    """For tests: wait until no check is pending or running."""
-    while any(feature.service.running(m) for m in list(feature.service._crates)):
-        await asyncio.sleep(0.05)

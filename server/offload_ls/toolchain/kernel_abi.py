@@ -112,7 +112,6 @@ def fix_kernel_abi(ir: str) -> tuple[str, list[str]]:
         name = m.group("name")
         inner = f"{name}.offload_inner" if not name.startswith('"') else name[:-1] + '.offload_inner"'
         pre = m.group("pre")
-        cc = next((c for c in _CC if re.search(rf"\b{c}\b", pre)), "")
         inner_pre = re.sub(r"\b(dso_local|ptx_kernel|amdgpu_kernel|spir_kernel|dllexport)\b\s*", "", pre)
         inner_pre = re.sub(r"\b(external|weak|weak_odr|linkonce_odr|linkonce|common)\b\s*", "", inner_pre)
         # alwaysinline: the entry point should cost nothing (no call in the PTX), unless the
