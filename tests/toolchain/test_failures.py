@@ -66,3 +66,20 @@ def test_crate_without_offload_markers_is_not_compiled(tmp_path):
     assert not crate_uses_offload(tmp_path / "Cargo.toml")
     (tmp_path / "src" / "k.rs").write_text("pub fn l(x: &mut [f32; 4]) { core::intrinsics::offload(k, (x,)) }\n")
     assert crate_uses_offload(tmp_path / "Cargo.toml")
+
+
+def test_an_explicit_rustc_wins_over_a_more_capable_one(monkeypatch, tmp_path):
+    from offload_ls.toolchain.discover import RustToolchain
+
+    weak = RustToolchain("/opt/weak/rustc", "/opt/weak/cargo", "setting", release="1.95.0", llvm_major=22,
+                         offload_modes=["Test"], gpu_std={"nvptx64-nvidia-cuda": "missing"})
+    strong = RustToolchain("/usr/bin/rustc", "/usr/bin/cargo", "Debian", release="1.96.0", llvm_major=22,
+                           offload_modes=["Test"], native_offload=True, gpu_std={"nvptx64-nvidia-cuda": "prebuilt"})
+    cands = {"/opt/weak/rustc": weak, "/usr/bin/rustc": strong}
+    monkeypatch.setattr(doctor, "probe_toolchain", lambda r, c, o, cache=None: cands[r])
+    monkeypatch.setattr(doctor, "candidate_toolchains",
+                        lambda rustc=None, cargo=None: [(r, None, "x") for r in ([rustc] if rustc else []) + ["/usr/bin/rustc"]])
+    chosen = doctor.run_doctor(rustc="/opt/weak/rustc", probe_gpus=False, cache=discover.ProbeCache(tmp_path / "c"))
+    assert (chosen.toolchain.rustc, chosen.pipeline) == ("/opt/weak/rustc", doctor.HOST_ONLY)
+    default = doctor.run_doctor(probe_gpus=False, cache=discover.ProbeCache(tmp_path / "c"))
+    assert (default.toolchain.rustc, default.pipeline) == ("/usr/bin/rustc", doctor.NATIVE)

@@ -122,6 +122,8 @@ def run_doctor(rustc: str | None = None, cargo: str | None = None, arch: str | N
             reasons.append(f"{tc.rustc} ({tc.release}): " + "; ".join(gaps))
             if best is None:
                 best = (i, HOST_ONLY, llvm, gaps)
+        if i == 0 and rustc is not None and best is not None and best[0] == 0:
+            break  # an explicitly chosen rustc that works is used, even if another could do more
 
     if probe_gpus:
         device_info = best[2].tools.get("llvm-offload-device-info") if best and best[2] else None
