@@ -36,3 +36,11 @@ def lint(src: str, rule: str) -> list[tuple[int, int, int, int, str]]:
 
 def span_text(src: str, finding: Finding) -> str:
     return src.encode()[finding.span.start : finding.span.end].decode()
+
+
+def doc_rust_blocks(rule: str) -> list[str]:
+    """The ```rust code blocks of ``docs/rules/<rule>.md``, in order."""
+    from offload_ls.resources import rule_doc_path
+
+    text = rule_doc_path(rule).read_text(encoding="utf-8")
+    return [block.split("```")[0] for block in text.split("```rust\n")[1:]]

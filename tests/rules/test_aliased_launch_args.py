@@ -1,12 +1,11 @@
 """aliased_launch_args: exact findings, ranges and related locations."""
 
 import pytest
-from helpers import dedent, findings_of, lint, located
+from helpers import dedent, findings_of, lint, located, doc_rust_blocks
 
 from offload_ls.analysis.engine import analyze_source
 from offload_ls.analysis.model import Level
 from offload_ls.analysis.rules import all_rules
-from offload_ls.resources import rule_doc_path
 
 RULE = "aliased_launch_args"
 
@@ -215,9 +214,7 @@ def test_default_level_and_configured_allow():
 
 
 def test_doc_page_example_is_reported_and_fix_is_not():
-    text = rule_doc_path(RULE).read_text(encoding="utf-8")
-    blocks = text.split("```rust\n")
-    example = blocks[1].split("```")[0]
-    fixed = blocks[2].split("```")[0]
+    blocks = doc_rust_blocks(RULE)
+    example, fixed = blocks[0], blocks[1]
     assert [f[:4] for f in lint(example, RULE)] == [(6, 13, 6, 46), (7, 82, 7, 90)]
     assert lint(fixed, RULE) == []

@@ -2,12 +2,11 @@
 `core` APIs are not reported."""
 
 import pytest
-from helpers import dedent, lint
+from helpers import dedent, lint, doc_rust_blocks
 
 from offload_ls.analysis.engine import analyze_source
 from offload_ls.analysis.model import Level
 from offload_ls.analysis.rules import all_rules
-from offload_ls.resources import rule_doc_path
 
 RULE = "host_only_api_in_kernel"
 
@@ -228,10 +227,8 @@ def test_default_level_and_configured_allow():
 
 
 def test_doc_page_example_is_reported_and_fix_is_not():
-    text = rule_doc_path(RULE).read_text(encoding="utf-8")
-    blocks = text.split("```rust\n")
-    example = blocks[1].split("```")[0]
-    fixed = blocks[2].split("```")[0]
+    blocks = doc_rust_blocks(RULE)
+    example, fixed = blocks[0], blocks[1]
     assert [f[:4] for f in lint(example, RULE)] == [(5, 16, 5, 24), (5, 29, 5, 35), (6, 9, 6, 17),
                                                     (7, 23, 7, 43)]
     assert lint(fixed, RULE) == []

@@ -2,12 +2,11 @@
 host code are not reported."""
 
 import pytest
-from helpers import dedent, lint
+from helpers import dedent, lint, doc_rust_blocks
 
 from offload_ls.analysis.engine import analyze_source
 from offload_ls.analysis.model import Level
 from offload_ls.analysis.rules import all_rules
-from offload_ls.resources import rule_doc_path
 
 RULE = "unchecked_thread_index"
 
@@ -319,10 +318,8 @@ def test_default_level_and_configured_allow():
 
 
 def test_doc_page_example_is_reported_and_fix_is_not():
-    text = rule_doc_path(RULE).read_text(encoding="utf-8")
-    blocks = text.split("```rust\n")
-    example = blocks[2].split("```")[0]
-    fixed = blocks[3].split("```")[0]
+    blocks = doc_rust_blocks(RULE)
+    example, fixed = blocks[1], blocks[2]
     assert [f[:4] for f in lint(example, RULE)] == [(4, 7, 4, 8), (4, 19, 4, 20), (4, 26, 4, 27)]  # y[i] = *a * x[i] + y[i]
     assert lint(fixed, RULE) == []
 

@@ -2,12 +2,11 @@
 are not reported."""
 
 import pytest
-from helpers import dedent, lint
+from helpers import dedent, lint, doc_rust_blocks
 
 from offload_ls.analysis.engine import analyze_source
 from offload_ls.analysis.model import Level
 from offload_ls.analysis.rules import all_rules
-from offload_ls.resources import rule_doc_path
 
 RULE = "unindexed_kernel_write"
 
@@ -330,9 +329,7 @@ def test_default_level_and_configured_allow():
 
 
 def test_doc_page_example_is_reported_and_fix_is_not():
-    text = rule_doc_path(RULE).read_text(encoding="utf-8")
-    blocks = text.split("```rust\n")
-    example = blocks[1].split("```")[0]
-    fixed = blocks[2].split("```")[0]
+    blocks = doc_rust_blocks(RULE)
+    example, fixed = blocks[0], blocks[1]
     assert [f[:2] for f in lint(example, RULE)] == [(5, 9)]
     assert lint(fixed, RULE) == []
