@@ -1,4 +1,5 @@
-; Kernel parameters whose value IS the GPU thread / workgroup index.
+; Kernel parameters whose value IS the GPU thread / workgroup index (attribute words from
+; the ecosystem profiles, filled in for the placeholders).
 ; Used by analysis/indexing.py (thread-index dataflow) beside thread_index.scm.
 
 ; rust-gpu: #[spirv(global_invocation_id)] id: UVec3, #[spirv(local_invocation_index)] i: u32, ...
@@ -8,9 +9,7 @@
       (identifier) @attr (#eq? @attr "spirv")
       arguments: (token_tree
         (identifier) @builtin
-        (#any-of? @builtin
-          "global_invocation_id" "local_invocation_id" "local_invocation_index"
-          "workgroup_id" "subgroup_id" "subgroup_local_invocation_id"))))
+        (#any-of? @builtin "@@index_param_words@@"))))
   .
   (parameter pattern: (identifier) @thread_index_param))
 
@@ -21,6 +20,6 @@
       (identifier) @attr (#eq? @attr "spirv")
       arguments: (token_tree
         (identifier) @builtin
-        (#any-of? @builtin "global_invocation_id" "workgroup_id"))))
+        (#any-of? @builtin "@@global_param_words@@"))))
   .
   (parameter pattern: (identifier) @global_index_param))

@@ -23,9 +23,11 @@ class Ecosystem(str, enum.Enum):
 
     OFFLOAD = "std-offload"          # rustc -Zoffload: #[offload_kernel], #[rustc_offload_kernel]
     GPU_KERNEL_ABI = "gpu-kernel-abi"  # extern "gpu-kernel"/"ptx-kernel" fn, no attribute
-    CUDA = "rust-cuda"               # #[kernel]: Rust-CUDA, krnl, cuda-oxide
+    CUDA = "rust-cuda"               # #[kernel] with cuda_std (Rust-CUDA)
     RUST_GPU = "rust-gpu"            # #[spirv(compute(threads(..)))]
     CUBECL = "cubecl"                # #[cube(launch)] / #[cube(launch_unchecked)]
+    KRNL = "krnl"                    # #[kernel] in a krnl #[module]
+    CUDA_OXIDE = "cuda-oxide"        # #[kernel] with cuda-oxide's device crate
 
     @property
     def runtime_maps_arguments(self) -> bool:

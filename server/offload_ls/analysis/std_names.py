@@ -6,6 +6,8 @@ tests/test_incremental_analysis.py checks that they agree.
 
 from __future__ import annotations
 
+from offload_ls.analysis.ecosystems import profiles
+
 #: grammars/rust/heap_types.scm: types that own a heap buffer (heap_owning_kernel_arg).
 BUFFERS = frozenset({"Vec", "VecDeque", "BinaryHeap", "String", "CString", "OsString", "PathBuf"})
 #: ... that point to host heap memory.
@@ -26,22 +28,16 @@ HEAP_TYPES = frozenset({"Vec", "Box", "String", "Rc", "Arc", "HashMap", "HashSet
 #: host_only_api_in_kernel reports.
 HOST_ONLY_NAMES = PRINT_MACROS | ALLOC_MACROS | HEAP_TYPES
 
-#: grammars/rust/thread_index.scm: thread / block index intrinsics and constants.
-THREAD_INDEX_NAMES = frozenset({
-    "_thread_idx_x", "_thread_idx_y", "_thread_idx_z", "_block_idx_x", "_block_idx_y", "_block_idx_z",
-    "workitem_id_x", "workitem_id_y", "workitem_id_z", "workgroup_id_x", "workgroup_id_y", "workgroup_id_z",
-    "index_1d", "index_2d", "index_3d", "thread_idx_x", "thread_idx_y", "thread_idx_z", "thread_idx",
-    "block_idx_x", "block_idx_y", "block_idx_z", "block_idx", "global_id", "global_index", "thread_id",
-    "group_id", "global_invocation_id",
-    "ABSOLUTE_POS", "ABSOLUTE_POS_X", "ABSOLUTE_POS_Y", "ABSOLUTE_POS_Z",
-    "UNIT_POS", "UNIT_POS_X", "UNIT_POS_Y", "UNIT_POS_Z",
-    "CUBE_POS", "CUBE_POS_X", "CUBE_POS_Y", "CUBE_POS_Z",
-})
+#: grammars/rust/thread_index.scm: thread / block index functions and constants, the position
+#: names of every ecosystem profile (analysis/ecosystems).
+THREAD_INDEX_NAMES = frozenset(n for p in profiles().values()
+                               for table in (p.index_fns, p.index_path_fns, p.index_consts)
+                               for n, ix in table.items() if ix.is_position)
 #: Substrings of which every :data:`THREAD_INDEX_NAMES` name holds one, and ``spirv``
 #: (grammars/rust/thread_index_params.scm): code whose text holds none of them computes
 #: nothing from the thread index.
-THREAD_INDEX_HINTS = (b"idx", b"index_", b"global_", b"group_id", b"thread_id", b"workitem_id", b"_POS",
-                      b"spirv")
+THREAD_INDEX_HINTS = (b"idx", b"index", b"global_", b"group_id", b"thread_id", b"workitem_id", b"_POS",
+                      b"spirv", b"#[builtin]")
 
 #: Every name grammars/rust/host_only_api.scm matches: std / alloc roots, macros, types,
 #: methods.

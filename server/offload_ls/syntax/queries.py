@@ -12,6 +12,7 @@ captures are handed back per file exactly as :func:`captures` would give them.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 
 from tree_sitter import Node, Query, QueryCursor
@@ -20,11 +21,29 @@ from offload_ls.resources import data_dir
 from offload_ls.syntax.parse import rust_language
 
 _CAPTURE = re.compile(r"@([A-Za-z_][\w.-]*)")
+#: ``"@@name@@"`` in a query file: a list of quoted names filled in from the vocabulary.
+_PLACEHOLDER = re.compile(r'"@@([a-z_]+)@@"')
+
+_vocabulary: Callable[[], dict[str, str]] | None = None
+
+
+def set_vocabulary(provider: Callable[[], dict[str, str]]) -> None:
+    """Set where placeholders in query files get their names: ``provider()`` returns
+    placeholder -> quoted, space-separated names (the analysis layer's ecosystem profiles,
+    analysis/ecosystems ``query_vocabulary``). Call before the first query that uses one."""
+    global _vocabulary
+    _vocabulary = provider
 
 
 def _text(name: str) -> str:
     path = data_dir("grammars") / "rust" / f"{name}.scm"
-    return path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    if "@@" not in text:
+        return text
+    if _vocabulary is None:
+        raise RuntimeError(f"query {name}.scm has vocabulary placeholders and no vocabulary was set")
+    vocab = _vocabulary()
+    return _PLACEHOLDER.sub(lambda m: vocab[m.group(1)], text)
 
 
 @cache

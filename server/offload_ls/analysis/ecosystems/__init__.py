@@ -1,0 +1,206 @@
+"""Ecosystem profiles: each GPU-kernel ecosystem's conventions, as data.
+
+One module per ecosystem (``offload``, ``rust_cuda``, ``rust_gpu``, ``cubecl``, ``krnl``,
+``cuda_oxide``) exports ``PROFILE``, a :class:`Profile`. Rules ask the profile of a kernel
+(:func:`profile_of`) what is idiomatic there instead of naming an ecosystem's functions
+themselves: its thread-index vocabulary and what each name means (:class:`Index`), its
+barriers, how it spells shared/workgroup memory, whether kernels must be ``unsafe fn``,
+whether raw-pointer parameters into explicitly allocated device buffers are the idiom,
+whether the runtime copies arguments by their types.
+
+The queries in ``grammars/rust/*.scm`` match the union of every profile's names through
+placeholders (``"@@thread_index_fns@@"``) that :func:`query_vocabulary` fills in.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from functools import cache
+
+from offload_ls.analysis.model import Ecosystem
+
+
+@dataclass(frozen=True)
+class Index:
+    """What a thread-index name evaluates to, per GPU dimension.
+
+    Attributes:
+        kind: ``"tid"`` (thread index within its block / workgroup / cube), ``"bid"``
+            (block index within the grid), ``"bdim"`` (threads per block), ``"gdim"``
+            (blocks per grid), ``"gid"`` (position in the whole launch:
+            ``bid * bdim + tid``), ``"lid"`` (linear thread index within the block, all
+            dimensions folded in), ``"glin"`` (linear position in the whole launch, all
+            dimensions folded in), ``"blin"`` (linear block index).
+        dim: ``"x"``, ``"y"`` or ``"z"`` for a per-dimension scalar; ``"*"`` for a vector
+            (``UVec3``) whose ``.x`` / ``.y`` / ``.z`` select a dimension (and ``.0`` ..
+            ``.2`` of a tuple); ``""`` for the linear kinds.
+    """
+
+    kind: str
+    dim: str = ""
+
+    @property
+    def varies_across_blocks(self) -> bool:
+        """Different blocks see different values (the block index is part of it)."""
+        return self.kind in ("bid", "gid", "glin", "blin")
+
+    @property
+    def is_position(self) -> bool:
+        """Differs between threads (a dimension such as ``bdim`` does not)."""
+        return self.kind in ("tid", "bid", "gid", "lid", "glin", "blin")
+
+
+def _xyz(kind: str, fmt: str) -> dict[str, Index]:
+    """``{fmt.format(d): Index(kind, d)}`` for d in x, y, z."""
+    return {fmt.format(d): Index(kind, d) for d in "xyz"}
+
+
+@dataclass(frozen=True)
+class Profile:
+    """One ecosystem's conventions.
+
+    Attributes:
+        name: directory-style name (``"rust-cuda"``); ecosystem: the :class:`Ecosystem`.
+        crate_roots: first path segments of ``use`` / attribute paths that identify the
+            ecosystem in a file (``cuda_std``, ``cubecl``).
+        index_fns: functions (last path segment, called with no argument or as a method
+            ``kernel.global_id()``) whose value is a thread index -> what it means.
+        index_path_fns: generic names recognised as thread indexes only when called
+            through a path with no argument (``Linear1D::index()``, ``thread::index()``).
+        index_consts: constants (``ABSOLUTE_POS``) -> what they mean.
+        index_params: attribute words on a parameter whose value is a thread index
+            (rust-gpu ``#[spirv(global_invocation_id)]``, krnl ``#[builtin]`` names) ->
+            meaning.
+        barriers: functions that synchronise the threads of a block.
+        shared_static_attrs: ``(attribute, word)`` pairs that make a ``static mut``
+            shared/workgroup memory (``("address_space", "shared")``).
+        shared_param_attrs: attribute words that make a parameter workgroup memory
+            (rust-gpu ``#[spirv(workgroup)]``, krnl ``#[group]``).
+        shared_types: types / constructors of block-shared memory (``SharedMemory``).
+        shared_macros: macros that declare block-shared memory (``shared_array!``).
+        kernels_must_be_unsafe: the ecosystem requires kernels to be ``unsafe fn``.
+        raw_pointer_params: raw device pointers as kernel parameters are the idiom (the
+            host allocates device buffers explicitly and passes their addresses).
+        runtime_maps_arguments: the runtime copies kernel arguments by their types
+            (rustc offload's host pass: ``&T`` to, ``&mut T`` tofrom).
+        device_macros: host-looking macros the ecosystem provides on the device
+            (cuda_std ``println!``).
+        checked_launch: kernel attribute words whose launches turn out-of-bounds accesses
+            into no-ops (CubeCL ``#[cube(launch)]``).
+        launch_methods: method names on a kernel's path that launch it
+            (CubeCL ``k::launch``).
+        source: where these facts come from.
+    """
+
+    name: str
+    ecosystem: Ecosystem
+    crate_roots: frozenset[str] = frozenset()
+    index_fns: dict[str, Index] = field(default_factory=dict)
+    index_path_fns: dict[str, Index] = field(default_factory=dict)
+    index_consts: dict[str, Index] = field(default_factory=dict)
+    index_params: dict[str, Index] = field(default_factory=dict)
+    barriers: frozenset[str] = frozenset()
+    shared_static_attrs: frozenset[tuple[str, str]] = frozenset()
+    shared_param_attrs: frozenset[str] = frozenset()
+    shared_types: frozenset[str] = frozenset()
+    shared_macros: frozenset[str] = frozenset()
+    kernels_must_be_unsafe: bool = False
+    raw_pointer_params: bool = False
+    runtime_maps_arguments: bool = False
+    device_macros: frozenset[str] = frozenset()
+    checked_launch: frozenset[str] = frozenset()
+    launch_methods: frozenset[str] = frozenset()
+    source: str = ""
+
+    def index_of(self, name: str) -> Index | None:
+        """Meaning of a thread-index function or constant called ``name``."""
+        return self.index_fns.get(name) or self.index_consts.get(name) or self.index_path_fns.get(name)
+
+
+_MODULES = ("offload", "rust_cuda", "rust_gpu", "cubecl", "krnl", "cuda_oxide")
+
+
+@cache
+def profiles() -> dict[Ecosystem, Profile]:
+    """Ecosystem -> profile (every module of this package)."""
+    out: dict[Ecosystem, Profile] = {}
+    for mod in _MODULES:
+        p: Profile = importlib.import_module(f"{__name__}.{mod}").PROFILE
+        out[p.ecosystem] = p
+    out.setdefault(Ecosystem.GPU_KERNEL_ABI, out[Ecosystem.OFFLOAD])
+    return out
+
+
+def profile(ecosystem: Ecosystem) -> Profile:
+    """The profile of ``ecosystem`` (a bare ``extern "gpu-kernel"`` fn: std offload's)."""
+    return profiles()[ecosystem]
+
+
+#: ``#[kernel]`` is spelled the same in Rust-CUDA, krnl and cuda-oxide: the crate the file
+#: (or the crate) imports decides. Checked in this order; Rust-CUDA otherwise.
+_KERNEL_ATTR_OWNERS = (Ecosystem.KRNL, Ecosystem.CUDA_OXIDE, Ecosystem.CUDA)
+
+
+def resolve_kernel_attr(roots: frozenset[str]) -> Ecosystem:
+    """The ecosystem of a ``#[kernel]`` function in a file whose ``use`` / attribute paths
+    start with ``roots`` (first path segments)."""
+    for eco in _KERNEL_ATTR_OWNERS:
+        if profile(eco).crate_roots & roots:
+            return eco
+    return Ecosystem.CUDA
+
+
+@cache
+def query_vocabulary() -> dict[str, str]:
+    """Placeholder -> the quoted, space-separated names it stands for in the ``.scm``
+    queries: ``thread_index_fns``, ``thread_index_consts``, ``global_index_fns``,
+    ``global_index_consts``, ``index_param_words``, ``global_param_words``."""
+    fns: set[str] = set()
+    consts: set[str] = set()
+    paths: set[str] = set()
+    gpaths: set[str] = set()
+    gfns: set[str] = set()
+    gconsts: set[str] = set()
+    params: set[str] = set()
+    gparams: set[str] = set()
+    for p in profiles().values():
+        for name, ix in p.index_fns.items():
+            if ix.is_position:
+                fns.add(name)
+                if ix.varies_across_blocks:
+                    gfns.add(name)
+        for name, ix in p.index_path_fns.items():
+            if ix.is_position:
+                paths.add(name)
+                if ix.varies_across_blocks:
+                    gpaths.add(name)
+        for name, ix in p.index_consts.items():
+            if ix.is_position:
+                consts.add(name)
+                if ix.varies_across_blocks:
+                    gconsts.add(name)
+        for word, ix in p.index_params.items():
+            if ix.is_position:
+                params.add(word)
+                if ix.varies_across_blocks:
+                    gparams.add(word)
+
+    def q(names: set[str]) -> str:
+        return " ".join(f'"{n}"' for n in sorted(names))
+
+    return {"thread_index_fns": q(fns), "thread_index_consts": q(consts), "global_index_fns": q(gfns),
+            "thread_index_path_fns": q(paths), "global_index_path_fns": q(gpaths),
+            "global_index_consts": q(gconsts), "index_param_words": q(params), "global_param_words": q(gparams)}
+
+
+def all_index_names() -> frozenset[str]:
+    """Every thread-index function and constant name of every profile."""
+    return frozenset(n for p in profiles().values() for n in (*p.index_fns, *p.index_path_fns, *p.index_consts))
+
+
+def all_barriers() -> frozenset[str]:
+    return frozenset(n for p in profiles().values() for n in p.barriers)
+
+
+__all__ = ["Index", "Profile", "profile", "profiles", "resolve_kernel_attr", "query_vocabulary", "_xyz"]

@@ -1,0 +1,36 @@
+"""CubeCL (tracel-ai/cubecl): ``#[cube(launch)]`` / ``#[cube(launch_unchecked)]`` kernels.
+
+``#[cube(launch)]`` generates ``k::launch::<..>(&client, CubeCount, CubeDim, args..)`` in
+checked mode: out-of-bounds reads give zero and out-of-bounds writes are dropped;
+``launch_unchecked`` generates ``unsafe fn launch_unchecked`` without those checks.
+Positions (cubecl-core frontend/topology.rs): ``ABSOLUTE_POS`` (linear in the whole
+launch), ``ABSOLUTE_POS_X/Y/Z``, ``UNIT_POS`` (linear in the cube), ``UNIT_POS_X/Y/Z``,
+``CUBE_POS`` (linear cube index), ``CUBE_POS_X/Y/Z``, ``CUBE_DIM(_X/Y/Z)``,
+``CUBE_COUNT(_X/Y/Z)``. Barrier: ``sync_cube()`` (formerly ``sync_units()``); shared
+memory: ``SharedMemory::<F>::new(n)``.
+"""
+
+from offload_ls.analysis.ecosystems import Index, Profile
+from offload_ls.analysis.model import Ecosystem
+
+
+def _XYZ(kind: str, fmt: str) -> dict[str, Index]:  # noqa: N802 - names in capitals
+    return {fmt.format(d.upper()): Index(kind, d) for d in "xyz"}
+
+
+PROFILE = Profile(
+    name="cubecl",
+    ecosystem=Ecosystem.CUBECL,
+    crate_roots=frozenset({"cubecl", "cubecl_core", "burn_cubecl"}),
+    index_consts={
+        "ABSOLUTE_POS": Index("glin"), **_XYZ("gid", "ABSOLUTE_POS_{}"),
+        "UNIT_POS": Index("lid"), **_XYZ("tid", "UNIT_POS_{}"),
+        "CUBE_POS": Index("blin"), **_XYZ("bid", "CUBE_POS_{}"),
+        **_XYZ("bdim", "CUBE_DIM_{}"), **_XYZ("gdim", "CUBE_COUNT_{}"),
+    },
+    barriers=frozenset({"sync_cube", "sync_units", "sync_plane"}),
+    shared_types=frozenset({"SharedMemory"}),
+    checked_launch=frozenset({"launch"}),
+    launch_methods=frozenset({"launch", "launch_unchecked"}),
+    source="tracel-ai/cubecl crates/cubecl-core/src/frontend/topology.rs, cubecl-macros",
+)

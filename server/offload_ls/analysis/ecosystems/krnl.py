@@ -1,0 +1,26 @@
+"""krnl (charles-r-earp/krnl): ``#[module]`` modules of ``#[kernel]`` functions for Vulkan.
+
+Kernels take ``#[item]`` elements (a foreach kernel: one invocation per element, no index
+needed), ``#[global]`` slices, ``UnsafeSlice`` / ``UnsafeIndex`` for writes at computed
+indexes, and ``#[group]`` memory; positions come from the ``kernel`` argument
+(``kernel.global_id()``, ``kernel.global_index()``, ``kernel.thread_id()``,
+``kernel.group_id()``, ``kernel.threads()``, ``kernel.groups()``). The host dispatches
+``kernels::k::builder()?.build(device)?.dispatch(args..)``.
+"""
+
+from offload_ls.analysis.ecosystems import Index, Profile
+from offload_ls.analysis.model import Ecosystem
+
+PROFILE = Profile(
+    name="krnl",
+    ecosystem=Ecosystem.KRNL,
+    crate_roots=frozenset({"krnl", "krnl_core", "krnl_macros"}),
+    index_fns={
+        "global_id": Index("glin"), "global_index": Index("glin"), "thread_id": Index("lid"),
+        "thread_index": Index("lid"), "group_id": Index("blin"), "group_index": Index("blin"),
+        "threads": Index("bdim", "x"), "groups": Index("gdim", "x"),
+    },
+    barriers=frozenset({"barrier", "workgroup_memory_barrier_with_group_sync"}),
+    shared_param_attrs=frozenset({"group"}),
+    source="charles-r-earp/krnl krnl-core/src/kernel.rs, krnl-macros, README",
+)

@@ -1,0 +1,29 @@
+"""rust-gpu (Rust-GPU/rust-gpu): SPIR-V compute entry points.
+
+``#[spirv(compute(threads(x, y, z)))] pub fn main_cs(..)``: the workgroup size is in the
+attribute; thread positions arrive as parameters marked with a builtin
+(``#[spirv(global_invocation_id)] id: UVec3``, ``local_invocation_id``,
+``local_invocation_index``, ``workgroup_id``, ``num_workgroups``); buffers are
+``#[spirv(storage_buffer, descriptor_set = 0, binding = 0)] buf: &mut [f32]`` and workgroup
+memory is a ``#[spirv(workgroup)] tile: &mut [f32; N]`` parameter. Barriers:
+``spirv_std::arch::workgroup_memory_barrier_with_group_sync`` and ``control_barrier``.
+The host dispatches with wgpu / ash (``dispatch_workgroups(x, y, z)``).
+"""
+
+from offload_ls.analysis.ecosystems import Index, Profile
+from offload_ls.analysis.model import Ecosystem
+
+PROFILE = Profile(
+    name="rust-gpu",
+    ecosystem=Ecosystem.RUST_GPU,
+    crate_roots=frozenset({"spirv_std"}),
+    index_params={
+        "global_invocation_id": Index("gid", "*"), "local_invocation_id": Index("tid", "*"),
+        "local_invocation_index": Index("lid"), "workgroup_id": Index("bid", "*"),
+        "num_workgroups": Index("gdim", "*"),
+    },
+    barriers=frozenset({"workgroup_memory_barrier_with_group_sync", "workgroup_memory_barrier",
+                        "control_barrier", "memory_barrier", "all_memory_barrier_with_group_sync"}),
+    shared_param_attrs=frozenset({"workgroup"}),
+    source="Rust-GPU/rust-gpu crates/spirv-std/src/arch/barrier.rs, examples/shaders/compute-shader",
+)
