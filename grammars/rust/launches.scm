@@ -29,3 +29,18 @@
   function: (generic_function
     function: (identifier) @fn (#eq? @fn "offload"))
   arguments: (arguments) @args) @bare_call
+
+; CubeCL: kernel::launch::<F, R>(&client, cube_count, cube_dim, args..), and launch_unchecked.
+; Three arguments at least (client, cube count, cube dim) and a CubeDim/CubeCount-looking
+; argument are checked in analysis/launches.py.
+(call_expression
+  function: [(scoped_identifier path: (_) @cube_path name: (identifier) @cube_fn)
+             (generic_function
+               function: (scoped_identifier path: (_) @cube_path name: (identifier) @cube_fn))]
+  (#any-of? @cube_fn "launch" "launch_unchecked")
+  arguments: (arguments) @cube_args) @cube_call
+
+; krnl: kernels::k::builder()?.build(device)?.dispatch(args..)
+(call_expression
+  function: (field_expression field: (field_identifier) @krnl_method (#eq? @krnl_method "dispatch"))
+  arguments: (arguments) @krnl_args) @krnl_dispatch

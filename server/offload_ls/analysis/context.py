@@ -26,12 +26,13 @@ from offload_ls.syntax.queries import captures, captures_many, matches
 FN_QUERIES = ("dataflow", "thread_index", "global_index", "host_only_api")
 
 
-def file_facts(source: bytes, root: Node) -> FileFacts:
-    """Facts of the whole file, computed now without a cache."""
+def file_facts(source: bytes, root: Node, crate=None) -> FileFacts:
+    """Facts of the whole file, computed now without a cache; ``crate``: the rest of its
+    crate (analysis/crate_index.py ``CrateView``) or ``None``."""
     units = split_units(root, source)
     memo: dict[bytes, bool] = {}
     summaries = [summarize(u, caps, source, memo) for u, caps in zip(units, unit_captures(units, root))]
-    return FileFacts([u.start for u in units], summaries)
+    return FileFacts([u.start for u in units], summaries, crate=crate)
 
 
 class FileContext:
@@ -128,6 +129,11 @@ class FileContext:
     def kernel_named(self, name: str) -> Kernel | None:
         """The file's first kernel called ``name``."""
         return self.facts.kernel_named(name)
+
+    def profile(self, kernel: Kernel | None = None):
+        """The ecosystem profile (analysis/ecosystems) of ``kernel`` (of the file's first
+        kernel when ``None``)."""
+        return self.facts.profile_of(kernel)
 
     # ------------------------------------------------------------------ nodes
 

@@ -49,7 +49,7 @@ def effective_levels(overrides: Mapping[str, Level] | None = None) -> dict[str, 
 
 
 def analyze_tree(source: bytes, root: Node, levels: Mapping[str, Level] | None = None,
-                 cache: AnalysisCache | None = None) -> FileAnalysis:
+                 cache: AnalysisCache | None = None, crate=None) -> FileAnalysis:
     """Analyse an already parsed file.
 
     Args:
@@ -59,24 +59,31 @@ def analyze_tree(source: bytes, root: Node, levels: Mapping[str, Level] | None =
         cache: the document's :class:`~offload_ls.analysis.cache.AnalysisCache`, to reuse
             what earlier analyses of (earlier versions of) the same document found; the
             result is the same without it. ``cache.stats`` tells what this call did.
+        crate: the rest of the file's crate (analysis/crate_index.py ``CrateView``), for
+            rules that read other files (a launch elsewhere, a constant, an alias);
+            ``None``: the file alone.
 
     A rule that raises is logged and skipped; the other rules still report.
     """
     if cache is None:
-        return _analyze(source, root, levels, AnalysisCache())
+        return _analyze(source, root, levels, AnalysisCache(), crate)
     with cache.lock:
         cache.begin()
         try:
-            return _analyze(source, root, levels, cache)
+            return _analyze(source, root, levels, cache, crate)
         finally:
             cache.end()
 
 
-def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: AnalysisCache) -> FileAnalysis:
+def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: AnalysisCache,
+             crate) -> FileAnalysis:
     lv = effective_levels(levels)
     rules = all_rules()
     active = tuple((name, rules[name], lv[name]) for name in rules if lv[name] is not Level.ALLOW)
-    signature = tuple((name, level) for name, _, level in active)
+    # what the rest of the crate says is part of the signature: when it changes, nothing of
+    # the previous analysis is reused as is (the per-unit caches still are, by context)
+    signature = (tuple((name, level) for name, _, level in active),
+                 crate.fingerprint if crate is not None else None)
     stats = c.stats = CacheStats()
     units = split_units(root, source)
     n = stats.units = len(units)
@@ -112,10 +119,10 @@ def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: A
     failed_units: set[int] = set()
     todo: list[int] = []
     if last is None:
-        facts = FileFacts(starts, summaries)
+        facts = FileFacts(starts, summaries, crate=crate)
         todo = list(range(n))
     else:
-        facts, affected = _plan(last, units, starts, summaries, p, q, stats)
+        facts, affected = _plan(last, units, starts, summaries, p, q, stats, crate)
         for i in range(n):
             o = old_of[i]
             if o < 0 or last.positional[o] or affected(i, o):
@@ -151,10 +158,11 @@ def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: A
     return FileAnalysis(tuple(facts.kernels), tuple(facts.launches), tuple(findings))
 
 
-def analyze_source(source: bytes, levels: Mapping[str, Level] | None = None) -> FileAnalysis:
-    """Parse ``source`` (UTF-8 bytes, may be invalid or have syntax errors) and analyse it."""
+def analyze_source(source: bytes, levels: Mapping[str, Level] | None = None, crate=None) -> FileAnalysis:
+    """Parse ``source`` (UTF-8 bytes, may be invalid or have syntax errors) and analyse it;
+    ``crate``: the rest of its crate (see :func:`analyze_tree`)."""
     tree = parse(source)
-    return analyze_tree(source, tree.root_node, levels)
+    return analyze_tree(source, tree.root_node, levels, crate=crate)
 
 
 # ------------------------------------------------------------------------------- units
@@ -185,7 +193,7 @@ def _summaries(units: list[Unit], indices, root: Node, source: bytes, c: Analysi
 
 
 def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[UnitSummary], p: int, q: int,
-          stats: CacheStats):
+          stats: CacheStats, crate):
     """The file's facts, and which units that kept their bytes must be checked again
     because a fact their context reads changed: ``(facts, affected(i, o))`` for unit ``i``
     that was unit ``o`` of the previous analysis. (Units whose context holds positions of
@@ -206,9 +214,9 @@ def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[U
         # one for one, in order: unit i is unit i of the previous analysis (n == m)
         seed = {i: objs for i, objs in old._abs.items()
                 if (i < p or i >= n - q) and starts[i] == last.starts[i]}
-        facts = FileFacts(starts, summaries, device_info=old.device_info, abs_seed=seed)
+        facts = FileFacts(starts, summaries, device_info=old.device_info, abs_seed=seed, crate=crate)
         return facts, lambda i, o: False
-    facts = FileFacts(starts, summaries)
+    facts = FileFacts(starts, summaries, crate=crate)
     new_info, old_info = facts.device_info, old.device_info
     threads_old, threads_new = old._threads_by_kernel, facts._threads_by_kernel
     single = {k for k in threads_old.keys() | threads_new.keys()
@@ -226,11 +234,17 @@ def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[U
     externs = {k for k in old._externs.keys() | facts._externs.keys()
                if _extern_types(old.extern_decls_named(k)) != _extern_types(facts.extern_decls_named(k))}
 
+    semantic = old.semantic_core != facts.semantic_core
+
     def affected(i: int, o: int) -> bool:
         info = new_info[i]
         if info != old_info[o]:
             return True
         s = summaries[i]
+        if semantic and (s.kernels or s.launches or info or s.items.fns):
+            return True
+        if s.kernels and any(old.launch_key(k.name) != facts.launch_key(k.name) for k in s.kernels):
+            return True
         if s.kernels:
             if heap or (single and any(k.name in single for k in s.kernels)):
                 return True
@@ -291,7 +305,7 @@ def _check_unit(i: int, unit: Unit, facts: FileFacts, active, root: Node, source
         wanted = wanted_by_holds[holds] = _wanted(active, holds)
     if not wanted:
         return None, None, [], False
-    context, positional = unit_context(unit, s, facts, info)
+    context, positional = unit_context(unit, s, facts, info, i)
     key = (unit.key, context) if unit.key is not None else None
     cached = c.result(key, unit.start) if key is not None else None
     if cached is None:
@@ -319,13 +333,14 @@ def _run(rule: Rule, ctx: FileContext):
         return FAILED
 
 
-def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, info: DeviceInfo) -> tuple[tuple, bool]:
+def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, info: DeviceInfo, i: int) -> tuple[tuple, bool]:
     """The facts of the rest of the file that the rules' findings in ``unit`` depend on:
     two analyses of the same unit bytes with equal contexts give equal findings (moved by
     the unit's offset). Each part is tagged, and names the rules that read it.
 
     Args:
         info: the unit's device functions (analysis/facts.py ``DeviceInfo``).
+        i: the unit's index in ``facts``.
 
     Returns:
         (context, positional): ``positional`` when the context holds where something
@@ -333,6 +348,14 @@ def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, info: DeviceInfo)
         that it must be computed again when other units move."""
     parts: list = []
     positional = False
+    kernels = facts.unit_kernels(i) if (s.kernels or s.items.fns) else ()
+    if kernels or s.launches or info:
+        # crate-wide rules (thread_index_collision, launch checks, ecosystem profiles,
+        # constants, aliases): what the file and its crate say, and the launches of the
+        # unit's kernels
+        parts.append(("semantic", facts.semantic_core))
+        if kernels:
+            parts.append(("launched", tuple(facts.launch_key(k.name) for k in kernels)))
     if s.kernels:
         names = [k.name for k in s.kernels]
         # unindexed_kernel_write: are all launches of the kernel single-threaded?

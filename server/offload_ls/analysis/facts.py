@@ -11,7 +11,9 @@ from __future__ import annotations
 from functools import cached_property
 
 from offload_ls.analysis import shift
+from offload_ls.analysis.consts import fold
 from offload_ls.analysis.device_code import DeviceFn, device_graph
+from offload_ls.analysis.ecosystems import Profile, profile, resolve_kernel_attr
 from offload_ls.analysis.model import Ecosystem, Kernel, Launch, Span
 from offload_ls.analysis.std_names import HEAP_NAMES, HOST_ONLY_NAMES
 from offload_ls.analysis.suppress import CommentRec
@@ -32,13 +34,17 @@ class FileFacts:
             analysis's, when no unit's exports changed); computed from the summaries
             otherwise.
         abs_seed: unit index -> (kernels, launches) already at the unit's current offsets.
+        crate: the rest of the file's crate (analysis/crate_index.py), ``None`` for a file
+            analysed alone.
     """
 
     def __init__(self, starts: list[int], summaries: list[UnitSummary],
                  device_info: list[DeviceInfo] | None = None,
-                 abs_seed: dict[int, tuple[tuple[Kernel, ...], tuple[Launch, ...]]] | None = None) -> None:
+                 abs_seed: dict[int, tuple[tuple[Kernel, ...], tuple[Launch, ...]]] | None = None,
+                 crate=None) -> None:
         self.starts = starts
         self.summaries = summaries
+        self.crate = crate
         if device_info is not None:
             self.__dict__["device_info"] = device_info
         self._abs: dict[int, tuple[tuple[Kernel, ...], tuple[Launch, ...]]] = dict(abs_seed or {})
@@ -48,20 +54,231 @@ class FileFacts:
         return self.starts[i] - self.summaries[i].start
 
     def unit_objects(self, i: int) -> tuple[tuple[Kernel, ...], tuple[Launch, ...]]:
-        """Kernels and launches of unit ``i`` at its current offsets."""
+        """Kernels (marked ones, then functions that a launch names) and launches of unit
+        ``i`` at its current offsets."""
         found = self._abs.get(i)
         if found is None:
             s, d = self.summaries[i], self.delta(i)
+            kernels = self._unit_kernel_records(i)
             if d == 0:
-                found = (s.kernels, s.launches)
+                found = (kernels, s.launches)
             else:
-                found = (tuple(shift.kernel(k, d) for k in s.kernels), tuple(shift.launch(la, d) for la in s.launches))
+                found = (tuple(shift.kernel(k, d) for k in kernels), tuple(shift.launch(la, d) for la in s.launches))
             self._abs[i] = found
         return found
 
+    def _unit_kernel_records(self, i: int) -> tuple[Kernel, ...]:
+        """Unit ``i``'s kernels at its summary's offsets: marked kernels with ``#[kernel]``
+        resolved to its ecosystem, and the unit's module-level functions that an ``offload``
+        launch names while no kernel of that name is marked in the crate."""
+        s = self.summaries[i]
+        out = [self._resolved(k) for k in s.kernels]
+        if s.items.fns and self.launched_names:
+            marked = {k.fn_start for k in s.kernels}
+            for f in s.items.fns:
+                if f.name in self.launched_names and f.fn_start not in marked and f.body_span is not None \
+                        and f.name not in self._marked_names:
+                    out.append(shift.replace(f, launched=True, marker="named by a launch"))
+        return tuple(out)
+
+    def _resolved(self, k: Kernel) -> Kernel:
+        if k.ecosystem is Ecosystem.CUDA:
+            eco = self.kernel_attr_ecosystem
+            if eco is not Ecosystem.CUDA:
+                return shift.replace(k, ecosystem=eco)
+        return k
+
     def unit_kernels(self, i: int) -> tuple[Kernel, ...]:
         """Kernels of unit ``i`` at its current offsets."""
-        return self.unit_objects(i)[0] if self.summaries[i].kernels else ()
+        s = self.summaries[i]
+        if not s.kernels and not (s.items.fns and self.launched_names):
+            return ()
+        return self.unit_objects(i)[0]
+
+    # ------------------------------------------------------------------ the crate
+
+    @cached_property
+    def roots(self) -> frozenset[str]:
+        """First segments of the paths the file (and its crate) use: which ecosystems'
+        crates are in play."""
+        own = frozenset().union(*(s.items.roots for s in self.summaries if s.items.roots))
+        return own | self.crate.roots if self.crate is not None else own
+
+    @cached_property
+    def kernel_attr_ecosystem(self) -> Ecosystem:
+        """The ecosystem a ``#[kernel]`` attribute belongs to here (Rust-CUDA, krnl or
+        cuda-oxide, by the crates the file and its crate use)."""
+        return resolve_kernel_attr(self.roots)
+
+    def profile_of(self, kernel: Kernel | None) -> Profile:
+        """The ecosystem profile of ``kernel`` (of the file's kernels when ``None``: the
+        first kernel's, std offload's without kernels)."""
+        if kernel is None:
+            ks = self.kernels
+            kernel = ks[0] if ks else None
+        if kernel is None:
+            return profile(Ecosystem.OFFLOAD)
+        eco = kernel.ecosystem
+        if eco is Ecosystem.CUDA:
+            eco = self.kernel_attr_ecosystem
+        return profile(eco)
+
+    @cached_property
+    def renames(self) -> dict[str, str]:
+        """``use a::b as c;`` in the file and its crate: c -> b."""
+        out = dict(self.crate.renames) if self.crate is not None else {}
+        for s in self.summaries:
+            for alias, original in s.items.renames:
+                out[alias] = original
+        return out
+
+    def original_name(self, name: str) -> str:
+        """``name`` through ``use .. as ..`` renames."""
+        return self.renames.get(name, name)
+
+    @cached_property
+    def own_launches(self) -> list[Launch]:
+        """Launch sites of this file at current offsets (same as :attr:`launches`)."""
+        return self.launches
+
+    @cached_property
+    def launched_names(self) -> frozenset[str]:
+        """Kernel names that an ``offload!`` / ``core::intrinsics::offload`` launch of the
+        file or its crate names (through renames): such a function is a kernel whether or
+        not it is marked (rustc's own tests launch unmarked functions)."""
+        names = {la.kernel for s in self.summaries for la in s.launches
+                 if la.kernel and la.form in ("offload!", "offload()")}
+        if self.crate is not None:
+            names |= {la.kernel for la in self.crate.launches if la.kernel and la.form in ("offload!", "offload()")}
+        return frozenset(self.original_name(n) for n in names)
+
+    @cached_property
+    def _marked_names(self) -> frozenset[str]:
+        own = {k.name for s in self.summaries for k in s.kernels}
+        if self.crate is not None:
+            own |= set(self.crate.kernels)
+        return frozenset(own)
+
+    @cached_property
+    def _own_consts(self) -> dict[str, tuple | None]:
+        out: dict[str, tuple | None] = {}
+        for s in self.summaries:
+            for name, expr in s.items.consts:
+                out.setdefault(name, expr)
+        return out
+
+    def const_expr(self, name: str) -> tuple | None:
+        """The constant expression of ``const name`` in the file, else in its crate."""
+        name = self.original_name(name)
+        if name in self._own_consts:
+            return self._own_consts[name]
+        return self.crate.consts.get(name) if self.crate is not None else None
+
+    def fold(self, expr: tuple | None) -> int | None:
+        """The value of a constant expression with the crate's constants."""
+        return fold(expr, self.const_expr)
+
+    def const_value(self, name: str) -> int | None:
+        """The folded value of ``const name`` (file, then crate), ``None`` if not known."""
+        return self.fold(("name", name))
+
+    @cached_property
+    def _own_aliases(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for s in self.summaries:
+            for name, text in s.items.aliases:
+                out.setdefault(name, text)
+        return out
+
+    def resolve_type(self, text: str) -> str:
+        """``text`` with a type alias of the file or crate followed (``Real`` -> ``f64``),
+        up to 8 levels; unchanged when it is no alias."""
+        seen = 0
+        while seen < 8:
+            target = self._own_aliases.get(text)
+            if target is None and self.crate is not None:
+                target = self.crate.aliases.get(text)
+            if target is None:
+                return text
+            text = target
+            seen += 1
+        return text
+
+    @cached_property
+    def module_static_decls(self) -> dict[str, object]:
+        """Module-level ``static mut`` name -> its declaration (file first, then crate)."""
+        out = dict(self.crate.statics) if self.crate is not None else {}
+        for s in self.summaries:
+            for d in s.statics:
+                if d.module_level:
+                    out[d.name] = d
+        return out
+
+    def launch_dims(self, launch: Launch) -> tuple[tuple[int | None, ...] | None, tuple[int | None, ...] | None]:
+        """(workgroup / grid dims, thread / block dims) of ``launch`` folded with the crate's
+        constants, each per dimension (``None`` where not known), ``None`` where the launch
+        gives none."""
+        def folded(exprs):
+            if exprs is None:
+                return None
+            return tuple(self.fold(e) for e in exprs)
+        return folded(launch.workgroup_expr), folded(launch.thread_expr)
+
+    @cached_property
+    def _all_launches(self) -> dict[str, list[Launch]]:
+        out: dict[str, list[Launch]] = {}
+        for la in (*self.launches, *(self.crate.launches if self.crate is not None else ())):
+            if la.kernel:
+                out.setdefault(self.original_name(la.kernel), []).append(la)
+        return out
+
+    def all_launches_of(self, name: str) -> list[Launch]:
+        """Launches naming kernel ``name`` (through renames) in the file and its crate, the
+        file's first."""
+        return list(self._all_launches.get(name, ()))
+
+    def kernel_anywhere(self, name: str) -> Kernel | None:
+        """The kernel (marked, or a function a launch names) called ``name`` in the file,
+        else in its crate; with ``#[kernel]`` resolved to its ecosystem."""
+        name = self.original_name(name)
+        k = self.kernel_named(name)
+        if k is not None:
+            return k
+        if self.crate is not None:
+            found = self.crate.kernels.get(name)
+            if found:
+                return self._resolved(found[0])
+            f = self.crate.fns.get(name)
+            if f is not None and name in self.launched_names:
+                return shift.replace(f, launched=True, marker="named by a launch")
+        return None
+
+    def function_anywhere(self, name: str) -> Kernel | None:
+        """Any module-level function called ``name`` (file, then crate), as an unmarked record."""
+        name = self.original_name(name)
+        for s in self.summaries:
+            for f in s.items.fns:
+                if f.name == name:
+                    return f
+        return self.crate.fns.get(name) if self.crate is not None else None
+
+    @cached_property
+    def semantic_core(self) -> int:
+        """A hash of what the crate-wide rules read of the file and its crate besides the
+        launches of particular kernels: every unit's semantic exports (analysis/units.py)
+        and the crate view's fingerprint."""
+        parts = []
+        for s in self.summaries:
+            sem = s.exports[-1] if s.exports else None
+            if sem is not None and (sem[0] or any(sem[2:])):  # units without kernels or items add nothing
+                parts.append(sem[2:] + sem[:1])
+        return hash((self.crate.fingerprint if self.crate is not None else None, tuple(parts), self.launched_names))
+
+    def launch_key(self, kernel_name: str) -> tuple:
+        """What the launches of ``kernel_name`` (file and crate) say, without positions."""
+        return tuple((la.form, la.arity, la.has_args, la.workgroup_expr, la.thread_expr, la.device_expr,
+                      tuple(n for n, _ in la.fields), tuple(a.text for a in la.args))
+                     for la in self._all_launches.get(kernel_name, ()))
 
     def unit_launches(self, i: int) -> tuple[Launch, ...]:
         """Launch sites of unit ``i`` at its current offsets."""
@@ -69,8 +286,8 @@ class FileFacts:
 
     @cached_property
     def kernels(self) -> list[Kernel]:
-        """Every kernel, in document order."""
-        return [k for i, s in enumerate(self.summaries) if s.kernels for k in self.unit_objects(i)[0]]
+        """Every kernel (marked, or named by a launch), in document order."""
+        return [k for i in range(len(self.summaries)) for k in self.unit_kernels(i)]
 
     @cached_property
     def launches(self) -> list[Launch]:
@@ -89,9 +306,10 @@ class FileFacts:
                 d = self.delta(i)
                 for j, f in enumerate(s.fns):
                     fns.append(_Fn(f.start + d, f.end + d, f.name, f.body is not None, f.callees, f.gated, i, j))
-            if s.kernels:
+            records = self._unit_kernel_records(i) if (s.kernels or s.items.fns) else ()
+            if records:
                 d = self.delta(i)
-                for ki, k in enumerate(s.kernels):
+                for ki, k in enumerate(records):
                     kernels.append(_K(k.name, k.fn_start + d, k.body_span is not None, i, ki))
         per_unit: list[list[tuple[int, str, str, int]]] = [[] for _ in self.summaries]
         for fn, name, reason, kernel in device_graph(fns, kernels).values():
@@ -129,8 +347,8 @@ class FileFacts:
     @cached_property
     def _kernel_by_name(self) -> dict[str, tuple[int, int]]:
         out: dict[str, tuple[int, int]] = {}
-        for i, s in enumerate(self.summaries):
-            for ki, k in enumerate(s.kernels):
+        for i in range(len(self.summaries)):
+            for ki, k in enumerate(self.unit_kernels(i)):
                 out.setdefault(k.name, (i, ki))
         return out
 
@@ -145,7 +363,7 @@ class FileFacts:
         at = self._kernel_by_name.get(name)
         if at is None:
             return None
-        return tuple((p.kind, p.transfer) for p in self.summaries[at[0]].kernels[at[1]].params)
+        return tuple((p.kind, p.transfer) for p in self.unit_kernels(at[0])[at[1]].params)
 
     @cached_property
     def _threads_by_kernel(self) -> dict[str | None, list[int | None]]:

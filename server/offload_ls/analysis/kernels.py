@@ -16,9 +16,10 @@ import bisect
 
 from tree_sitter import Node
 
+from offload_ls.analysis.consts import capture
 from offload_ls.analysis.model import Ecosystem, Kernel, Span
 from offload_ls.analysis.transfer import classify_param
-from offload_ls.syntax.parse import node_text
+from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
 from offload_ls.syntax.queries import captures
 
 #: Marker name (the attribute's last path segment) -> ecosystem.
@@ -73,7 +74,7 @@ def kernels_from_captures(marker_caps: dict[str, list[Node]], abi_fns: list[Node
         if fn is None or fn.type != "function_item" or fn.start_byte in found:
             continue
         ecosystem = ECOSYSTEM_OF_MARKER[node_text(marker)]
-        found[fn.start_byte] = _kernel(fn, ecosystem, node_text(attr))
+        found[fn.start_byte] = _kernel(fn, ecosystem, node_text(attr), declared_dims(attr))
     for fn in abi_fns:
         if fn.start_byte in found:
             continue
@@ -103,7 +104,37 @@ def _abi_text(fn: Node) -> str | None:
     return None
 
 
-def _kernel(fn: Node, ecosystem: Ecosystem, marker: str) -> Kernel:
+def declared_dims(attr: Node) -> tuple | None:
+    """Threads per block declared by a marker attribute: ``threads(x, y, z)`` anywhere in
+    its arguments (rust-gpu ``#[spirv(compute(threads(64)))]``, krnl
+    ``#[kernel(threads(256))]``), as constant expressions (analysis/consts.py); the token
+    text is re-parsed as a call's arguments."""
+    stack = [attr]
+    while stack:
+        n = stack.pop()
+        if n.type == "token_tree":
+            kids = n.children
+            for i, c in enumerate(kids[:-1]):
+                if c.type == "identifier" and node_text(c) == "threads" and kids[i + 1].type == "token_tree":
+                    tt = kids[i + 1]
+                    text = (tt.text or b"")[1:-1]
+                    tree = parse(SNIPPET_PREFIX + text + SNIPPET_SUFFIX)
+                    call = snippet_call(tree)
+                    args = call.child_by_field_name("arguments") if call is not None else None
+                    if args is None:
+                        return None
+                    return tuple(capture(a) for a in args.named_children if not a.type.endswith("comment"))
+        stack.extend(reversed(n.children))
+    return None
+
+
+def function_record(fn: Node) -> Kernel:
+    """A module-level function as a :class:`Kernel` record with no marker (std offload's
+    conventions): what a launch that names an unmarked function launches."""
+    return _kernel(fn, Ecosystem.OFFLOAD, "")
+
+
+def _kernel(fn: Node, ecosystem: Ecosystem, marker: str, dims: tuple | None = None) -> Kernel:
     name = fn.child_by_field_name("name")
     params_node = fn.child_by_field_name("parameters")
     body = fn.child_by_field_name("body")
@@ -129,4 +160,25 @@ def _kernel(fn: Node, ecosystem: Ecosystem, marker: str) -> Kernel:
         is_unsafe_fn=unsafe_kw is not None,
         unsafe_span=unsafe_kw,
         fn_start=fn.start_byte,
+        declared_dims=dims,
+        generics=_generics(fn),
     )
+
+
+def _generics(fn: Node) -> tuple[str, ...]:
+    tp = fn.child_by_field_name("type_parameters")
+    if tp is None:
+        return ()
+    out = []
+    for c in tp.named_children:
+        name = c.child_by_field_name("name")
+        if name is None and c.type == "type_identifier":
+            name = c
+        if name is None:
+            for g in c.named_children:
+                if g.type in ("type_identifier", "identifier"):
+                    name = g
+                    break
+        if name is not None:
+            out.append(node_text(name))
+    return tuple(out)

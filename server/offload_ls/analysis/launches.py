@@ -13,13 +13,23 @@ Forms (grammars/rust/launches.scm):
   turbofish, ``offload::<_, _, ()>(..)``, as rustc's tests write it),
   ``offload(k, workgroup_dim, thread_dim, args)`` (4), and the 5- and 6-argument forms,
   whose extra arguments sit between the dimensions and the argument tuple;
-- Rust-CUDA ``launch!(module.k<<<grid, block, shared_mem, stream>>>(args..))``.
+- Rust-CUDA ``launch!(module.k<<<grid, block, shared_mem, stream>>>(args..))``;
+- CubeCL ``k::launch::<F, R>(&client, cube_count, cube_dim, args..)`` and
+  ``k::launch_unchecked`` (cubecl-macros generates both for ``#[cube(launch)]`` /
+  ``#[cube(launch_unchecked)]``); ``CubeCount::Static(x, y, z)`` and
+  ``CubeDim::new(x, y, z)`` give the dimensions;
+- krnl ``module::k::builder()?..build(device)?.dispatch(args..)``.
+
+Launch dimensions are kept as constant expressions (analysis/consts.py) so that the
+crate's constants can fold them; an identifier bound by a ``let`` in the launching
+function is followed to its value.
 """
 
 from __future__ import annotations
 
 from tree_sitter import Node
 
+from offload_ls.analysis.consts import capture as capture_const
 from offload_ls.analysis.model import Launch, LaunchArg, Span
 from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
 from offload_ls.syntax.queries import captures
@@ -65,6 +75,15 @@ def launches_from_captures(caps: dict[str, list[Node]], source: bytes) -> list[L
             launch = _offload_call(call, args, bare=bare) if args is not None else None
             if launch is not None:
                 launches.append(launch)
+    for call, name, path, arguments in zip(caps.get("cube_call", []), caps.get("cube_fn", []),
+                                           caps.get("cube_path", []), caps.get("cube_args", [])):
+        launch = _cube_launch(call, name, path, arguments)
+        if launch is not None:
+            launches.append(launch)
+    for call, arguments in zip(caps.get("krnl_dispatch", []), caps.get("krnl_args", [])):
+        launch = _krnl_dispatch(call, arguments)
+        if launch is not None:
+            launches.append(launch)
     launches.sort(key=lambda launch: launch.span.start)
     return launches
 
@@ -119,6 +138,53 @@ def _dims(node: Node) -> tuple[int | None, ...] | None:
     return (_int_literal(node),)
 
 
+#: Deepest ``let`` chain followed for a launch dimension.
+_LET_DEPTH = 4
+
+
+def dim_exprs(node: Node, scope: Node | None, depth: int = 0) -> tuple | None:
+    """Launch dimensions of ``node`` as constant expressions (analysis/consts.py), one per
+    dimension: ``[a, b, c]``, ``(a, b)``, a single expression, ``CubeDim::new(x, y, z)`` /
+    ``CubeCount::Static(x, y, z)`` / ``new_1d``/``new_2d``/``new_3d``, ``Dim3 { .. }`` is
+    not read. An identifier bound by a ``let`` visible at ``scope`` (a node of the file's
+    tree; ``None`` for re-parsed macro text) is followed to its value."""
+    from offload_ls.analysis.indexing import find_binding  # noqa: PLC0415 (indexing imports model only)
+
+    if depth > _LET_DEPTH:
+        return None
+    t = node.type
+    if t in ("array_expression", "tuple_expression"):
+        return tuple(_dim_expr(c, scope, depth) for c in _named(node))
+    if t == "call_expression":
+        fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        if fn is not None and args is not None and fn.type == "scoped_identifier":
+            name = fn.child_by_field_name("name")
+            if name is not None and node_text(name) in ("new", "new_1d", "new_2d", "new_3d", "Static", "new_single"):
+                if node_text(name) == "new_single":
+                    return (("int", 1), ("int", 1), ("int", 1))
+                return tuple(_dim_expr(c, scope, depth) for c in _named(args))
+    if t == "identifier" and scope is not None:
+        b = find_binding(node_text(node), scope)
+        if b is not None and b.kind == "let" and b.value is not None and not b.mutable:
+            return dim_exprs(b.value, b.value, depth + 1)
+    return (_dim_expr(node, scope, depth),)
+
+
+def _dim_expr(node: Node, scope: Node | None, depth: int) -> tuple | None:
+    """One dimension: a constant expression, or a ``let`` in scope followed to one."""
+    from offload_ls.analysis.indexing import find_binding  # noqa: PLC0415
+
+    if node.type == "identifier" and scope is not None and depth <= _LET_DEPTH:
+        b = find_binding(node_text(node), scope)
+        if b is not None and b.kind == "let" and b.value is not None and not b.mutable:
+            return _dim_expr(b.value, b.value, depth + 1)
+    return capture_const(node)
+
+
+def _named(node: Node) -> list[Node]:
+    return [c for c in node.named_children if not c.type.endswith("comment")]
+
+
 def _int_literal(node: Node) -> int | None:
     if node.type != "integer_literal":
         return None
@@ -157,6 +223,10 @@ def _offload_macro(node: Node, tokens: Node, source: bytes) -> Launch:
     args: tuple[LaunchArg, ...] = ()
     wg = th = None
     wg_span = th_span = None
+    wg_expr = th_expr = None
+    fields: list[tuple[str, Span]] = []
+    device_span = device_expr = None
+    has_args = False
     for a in rp.args:
         if a.type != "assignment_expression":
             continue
@@ -164,19 +234,24 @@ def _offload_macro(node: Node, tokens: Node, source: bytes) -> Launch:
         if left is None or right is None:
             continue
         key = node_text(left)
+        fields.append((key, rp.span(left)))
         if key == "kernel":
             name = _last_segment(right)
             kernel, kernel_span = node_text(name), rp.span(name)
         elif key in _WORKGROUP_KEYS:
-            wg, wg_span = _dims(right), rp.span(right)
+            wg, wg_span, wg_expr = _dims(right), rp.span(right), dim_exprs(right, node)
         elif key in _THREAD_KEYS:
-            th, th_span = _dims(right), rp.span(right)
+            th, th_span, th_expr = _dims(right), rp.span(right), dim_exprs(right, node)
         elif key == "args":
-            args = _tuple_args(right, rp)
+            args, has_args = _tuple_args(right, rp), True
+        elif key == "device":
+            device_span, device_expr = rp.span(right), capture_const(right)
     return Launch(
         form="offload!", kernel=kernel, kernel_span=kernel_span,
         span=Span(node.start_byte, node.end_byte), args=args,
         workgroup_dim=wg, thread_dim=th, workgroup_dim_span=wg_span, thread_dim_span=th_span,
+        workgroup_expr=wg_expr, thread_expr=th_expr, fields=tuple(fields),
+        device_span=device_span, device_expr=device_expr, has_args=has_args,
     )
 
 
@@ -196,15 +271,16 @@ def _offload_call(call: Node, arguments: Node, bare: bool) -> Launch | None:
     kernel_node = _last_segment(args[0])
     wg = th = None
     wg_span = th_span = None
+    wg_expr = th_expr = None
     if len(args) >= 4:
-        wg, wg_span = _dims(args[1]), Span(args[1].start_byte, args[1].end_byte)
-        th, th_span = _dims(args[2]), Span(args[2].start_byte, args[2].end_byte)
+        wg, wg_span, wg_expr = _dims(args[1]), Span(args[1].start_byte, args[1].end_byte), dim_exprs(args[1], call)
+        th, th_span, th_expr = _dims(args[2]), Span(args[2].start_byte, args[2].end_byte), dim_exprs(args[2], call)
     return Launch(
         form="offload()", kernel=node_text(kernel_node),
         kernel_span=Span(kernel_node.start_byte, kernel_node.end_byte),
         span=Span(call.start_byte, call.end_byte), args=_tuple_args(args[-1], None),
         workgroup_dim=wg, thread_dim=th, workgroup_dim_span=wg_span, thread_dim_span=th_span,
-        arity=len(args),
+        arity=len(args), workgroup_expr=wg_expr, thread_expr=th_expr,
     )
 
 
@@ -230,9 +306,10 @@ def _cuda_launch(node: Node, tokens: Node, source: bytes) -> Launch | None:
     cfg = _Reparsed(cfg_start, source[cfg_start:cfg_end])
     wg = th = None
     wg_span = th_span = None
+    wg_expr = th_expr = None
     if len(cfg.args) >= 2:
-        wg, wg_span = _dims(cfg.args[0]), cfg.span(cfg.args[0])
-        th, th_span = _dims(cfg.args[1]), cfg.span(cfg.args[1])
+        wg, wg_span, wg_expr = _dims(cfg.args[0]), cfg.span(cfg.args[0]), _reparsed_dims(cfg.args[0], node)
+        th, th_span, th_expr = _dims(cfg.args[1]), cfg.span(cfg.args[1]), _reparsed_dims(cfg.args[1], node)
     args: tuple[LaunchArg, ...] = ()
     arg_tree = children[close_idx + 2] if close_idx + 2 < len(children) else None
     if arg_tree is not None and arg_tree.type == "token_tree":
@@ -243,4 +320,74 @@ def _cuda_launch(node: Node, tokens: Node, source: bytes) -> Launch | None:
         form="launch!", kernel=kernel, kernel_span=kernel_span,
         span=Span(node.start_byte, node.end_byte), args=args,
         workgroup_dim=wg, thread_dim=th, workgroup_dim_span=wg_span, thread_dim_span=th_span,
+        workgroup_expr=wg_expr, thread_expr=th_expr,
     )
+
+
+def _reparsed_dims(expr: Node, at: Node) -> tuple | None:
+    """Dimensions of a re-parsed macro expression; a plain identifier is looked up as a
+    ``let`` visible at ``at`` (the macro node in the file's tree)."""
+    if expr.type == "identifier":
+        from offload_ls.analysis.indexing import find_binding  # noqa: PLC0415
+
+        b = find_binding(node_text(expr), at)
+        if b is not None and b.kind == "let" and b.value is not None and not b.mutable:
+            return dim_exprs(b.value, b.value)
+    return dim_exprs(expr, None)
+
+
+# ----------------------------------------------------------------- CubeCL and krnl
+
+
+def _cube_launch(call: Node, fn_name: Node, path: Node, arguments: Node) -> Launch | None:
+    """``k::launch::<F, R>(&client, cube_count, cube_dim, args..)`` (and ``launch_unchecked``):
+    the kernel is the path's last segment; the first three arguments are the client, the
+    cube count and the cube dimensions."""
+    args = _named(arguments)
+    if len(args) < 3:
+        return None
+    kernel_node = _last_segment(path)
+    if kernel_node.type not in ("identifier",):
+        return None
+    count, dim = args[1], args[2]
+    return Launch(
+        form="cube", kernel=node_text(kernel_node), kernel_span=Span(kernel_node.start_byte, kernel_node.end_byte),
+        span=Span(call.start_byte, call.end_byte),
+        args=tuple(LaunchArg(node_text(a), Span(a.start_byte, a.end_byte)) for a in args[3:]),
+        workgroup_dim=_dims(count) if count.type != "call_expression" else None,
+        thread_dim=_dims(dim) if dim.type != "call_expression" else None,
+        workgroup_dim_span=Span(count.start_byte, count.end_byte), thread_dim_span=Span(dim.start_byte, dim.end_byte),
+        workgroup_expr=dim_exprs(count, call), thread_expr=dim_exprs(dim, call),
+    )
+
+
+def _krnl_dispatch(call: Node, arguments: Node) -> Launch | None:
+    """``path::k::builder()?[.with_..(..)]..build(device)?.dispatch(args..)``: the kernel is
+    the path segment before ``builder``."""
+    node = call.child_by_field_name("function")
+    node = node.child_by_field_name("value") if node is not None else None
+    steps = 0
+    while node is not None and steps < 32:
+        steps += 1
+        if node.type == "try_expression":
+            node = _named(node)[0] if _named(node) else None
+            continue
+        if node.type != "call_expression":
+            return None
+        fn = node.child_by_field_name("function")
+        if fn is None:
+            return None
+        if fn.type == "scoped_identifier":
+            name, path = fn.child_by_field_name("name"), fn.child_by_field_name("path")
+            if name is None or node_text(name) != "builder" or path is None:
+                return None
+            k = _last_segment(path)
+            args = _named(arguments)
+            return Launch(form="krnl", kernel=node_text(k), kernel_span=Span(k.start_byte, k.end_byte),
+                          span=Span(call.start_byte, call.end_byte),
+                          args=tuple(LaunchArg(node_text(a), Span(a.start_byte, a.end_byte)) for a in args))
+        if fn.type == "field_expression":
+            node = fn.child_by_field_name("value")
+            continue
+        return None
+    return None

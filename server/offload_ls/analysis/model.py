@@ -91,6 +91,12 @@ class Kernel:
         params: parameters in order. is_unsafe_fn: declared ``unsafe fn``.
         unsafe_span: the ``unsafe`` keyword of an ``unsafe fn`` (``None`` otherwise).
         fn_start: byte offset of the ``function_item`` node (attributes excluded).
+        declared_dims: threads per block the kernel's attribute declares (rust-gpu
+            ``threads(64, 4)``, krnl ``threads(256)``), as constant expressions
+            (analysis/consts.py), ``None`` when it declares none.
+        launched: found because a launch names it, not by a marker (rustc's own offload
+            tests launch unmarked functions).
+        generics: the names of its type and const generic parameters.
     """
 
     name: str
@@ -103,6 +109,9 @@ class Kernel:
     is_unsafe_fn: bool = False
     unsafe_span: Span | None = None
     fn_start: int = 0
+    declared_dims: tuple | None = None
+    launched: bool = False
+    generics: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -118,8 +127,9 @@ class Launch:
     """A kernel launch site.
 
     Attributes:
-        form: ``"offload!"``, ``"offload()"`` (``core::intrinsics::offload``) or
-            ``"launch!"`` (Rust-CUDA).
+        form: ``"offload!"``, ``"offload()"`` (``core::intrinsics::offload``),
+            ``"launch!"`` (Rust-CUDA), ``"cube"`` (CubeCL ``k::launch`` /
+            ``k::launch_unchecked``) or ``"krnl"`` (krnl ``k::builder()..dispatch(..)``).
         kernel: the kernel's name as written (last path segment), ``None`` if not found.
         kernel_span: span of that name. span: the whole macro/call.
         args: the kernel arguments in order.
@@ -127,6 +137,12 @@ class Launch:
             is not an integer literal); ``None`` when the launch gives no dimensions.
         workgroup_dim_span / thread_dim_span: spans of those expressions.
         arity: number of arguments of the ``offload`` intrinsic call (2, 4, 5 or 6), else 0.
+        workgroup_expr / thread_expr: each dimension as a constant expression
+            (analysis/consts.py; a local ``let`` followed to its value), for folding with
+            the crate's constants; ``None`` where the launch gives no dimensions.
+        fields: ``offload!``'s fields in order, as (name, span of the name).
+        device_span / device_expr: ``offload!``'s ``device = ..`` value.
+        has_args: the launch gives its argument list (``offload!`` without ``args`` does not).
     """
 
     form: str
@@ -139,6 +155,12 @@ class Launch:
     workgroup_dim_span: Span | None = None
     thread_dim_span: Span | None = None
     arity: int = 0
+    workgroup_expr: tuple | None = None
+    thread_expr: tuple | None = None
+    fields: tuple[tuple[str, Span], ...] = ()
+    device_span: Span | None = None
+    device_expr: tuple | None = None
+    has_args: bool = True
 
     @property
     def total_threads(self) -> int | None:

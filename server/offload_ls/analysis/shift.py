@@ -61,7 +61,9 @@ def launch(la: Launch, d: int) -> Launch:
     return _copy(la, {"kernel_span": opt_span(la.kernel_span, d), "span": span(la.span, d),
                       "args": tuple(_copy(a, {"span": span(a.span, d)}) for a in la.args),
                       "workgroup_dim_span": opt_span(la.workgroup_dim_span, d),
-                      "thread_dim_span": opt_span(la.thread_dim_span, d)})
+                      "thread_dim_span": opt_span(la.thread_dim_span, d),
+                      "fields": tuple((n, span(sp, d)) for n, sp in la.fields),
+                      "device_span": opt_span(la.device_span, d)})
 
 
 def finding(f: Finding, d: int, lo: int, hi: int) -> Finding:

@@ -23,8 +23,10 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from offload_ls.analysis.consts import capture as capture_const
 from offload_ls.analysis.device_code import is_device_cfg
-from offload_ls.analysis.kernels import attributed_item, kernels_from_captures
+from offload_ls.analysis.ecosystems import profiles
+from offload_ls.analysis.kernels import attributed_item, function_record, kernels_from_captures
 from offload_ls.analysis.launches import launches_from_captures
 from offload_ls.analysis.model import Kernel, Launch, Span
 from offload_ls.analysis.suppress import CommentRec, comment_record
@@ -36,7 +38,7 @@ from offload_ls.syntax.queries import captures, captures_many, matches
 UNIT_QUERIES = (
     "unit_anchors", "kernel_abi", "launches", "calls", "cfg_attributes",
     "static_mut", "unsafe_fns", "extern_decls", "suppressions", "shared_to_mut_casts",
-    "defined_names",
+    "defined_names", "items",
 )
 # Every pattern of grammars/rust/kernel_markers.scm matches one ``attribute_item`` whose text
 # holds "kernel" (offload_kernel, rustc_offload_kernel, kernel), "spirv" or "cube": the query
@@ -174,12 +176,39 @@ class FnRec:
 
 @dataclass(frozen=True, slots=True)
 class StaticDecl:
-    """A ``static mut`` item: the declared name, its span, and whether it is declared at
-    module level (else inside a block)."""
+    """A ``static mut`` item: the declared name, its span, whether it is declared at
+    module level (else inside a block), and whether an attribute makes it block-shared
+    memory (an ecosystem profile's ``shared_static_attrs``: ``#[address_space(shared)]``)."""
 
     name: str
     span: Span
     module_level: bool
+    shared: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ItemFacts:
+    """Module-level items of a unit that the crate index reads (analysis/crate_index.py).
+
+    Attributes:
+        consts: ``const`` and immutable ``static`` items: (name, value as a constant
+            expression, analysis/consts.py; ``None`` when not an integer expression).
+        aliases: ``type Name = T;``: (name, the type's text).
+        roots: first path segments of ``use`` declarations, attribute paths and ``extern
+            crate`` (which ecosystem's crates the file uses).
+        renames: ``use a::b as c;``: (c, b).
+        mods: names of ``mod`` items.
+        fns: module-level functions (not nested, not in ``impl`` blocks) as
+            :class:`Kernel` records with no marker (analysis/kernels.py
+            ``function_record``): what a launch that names an unmarked function launches.
+    """
+
+    consts: tuple[tuple[str, tuple | None], ...] = ()
+    aliases: tuple[tuple[str, str], ...] = ()
+    roots: frozenset[str] = frozenset()
+    renames: tuple[tuple[str, str], ...] = ()
+    mods: tuple[str, ...] = ()
+    fns: tuple[Kernel, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,10 +272,11 @@ class UnitSummary:
     has_casts: bool
     cube_launch: tuple[int, ...]
     exports: tuple = ()
+    items: ItemFacts = ItemFacts()
 
 
 def exports(kernels, launches, fns, statics, shadowed, defined, unsafe_names, fn_names, externs,
-            cube_launch) -> tuple:
+            cube_launch, items: ItemFacts | None = None) -> tuple:
     """The offset-free projection of a unit's facts that other units read (through
     analysis/facts.py): kernel names, ecosystems, parameter kinds and map types, whether
     each has a body and which function item it is, CubeCL checked mode; each function's
@@ -259,9 +289,25 @@ def exports(kernels, launches, fns, statics, shadowed, defined, unsafe_names, fn
                fn_index.get(k.fn_start, -1), k.fn_start in cube) for k in kernels),
         tuple((f.name, f.callees, f.gated, f.body is not None) for f in fns),
         tuple((la.kernel, la.total_threads) for la in launches),
-        tuple((s.name, s.module_level) for s in statics),
+        tuple((s.name, s.module_level, s.shared) for s in statics),
         shadowed, defined, unsafe_names, fn_names,
         tuple((e.name, tuple(None if p is None else (p.type_text, p.kind) for p in e.params)) for e in externs),
+        semantic_exports(kernels, launches, items),
+    )
+
+
+def semantic_exports(kernels, launches, items: ItemFacts | None) -> tuple:
+    """What the crate-wide rules read of a unit (kernel signatures and declared dimensions,
+    launches with their fields, dimensions and argument texts, the unit's items), without
+    offsets: it changes only when an edit changes one of those."""
+    items = items or _NO_ITEMS
+    return (
+        tuple((k.name, k.ecosystem, k.marker, k.generics, k.declared_dims, k.is_unsafe_fn,
+               tuple((p.name, p.type_text) for p in k.params)) for k in kernels),
+        tuple((la.form, la.kernel, la.arity, la.has_args, la.workgroup_expr, la.thread_expr, la.device_expr,
+               tuple(n for n, _ in la.fields), tuple(a.text for a in la.args)) for la in launches),
+        items.consts, items.aliases, items.roots, items.renames, items.mods,
+        tuple((f.name, f.generics, f.is_unsafe_fn, tuple((p.name, p.type_text) for p in f.params)) for f in items.fns),
     )
 
 
@@ -304,7 +350,7 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
     Args:
         cfg_memo: ``cfg(..)`` predicate text -> selects device code, shared by the units
             of one analysis (the same few predicates repeat all over a file)."""
-    if not caps:  # a comment, a `const`, ..: nothing any rule reads
+    if not caps:  # a comment, ..: nothing any rule reads
         return UnitSummary(unit.start, unit.end, (), (), (), (), _NONE, _NONE, _NONE, _NONE, _NONE, (), (), False,
                            (), _NO_EXPORTS)
     memo = cfg_memo if cfg_memo is not None else {}
@@ -340,8 +386,10 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
         fns.append(FnRec(s, e, node_text(name) if name is not None else None,
                          Span(body.start_byte, body.end_byte) if body is not None else None, called, gated))
 
-    statics = tuple(StaticDecl(node_text(n), Span(n.start_byte, n.end_byte), enclosing_block(n) is None)
+    statics = tuple(StaticDecl(node_text(n), Span(n.start_byte, n.end_byte), enclosing_block(n) is None,
+                               n.parent is not None and is_shared_static(n.parent))
                     for n in caps.get("static_mut", empty).get("name", []))
+    items = _items(caps.get("items", empty), anchors, fn_nodes)
     shadowed = frozenset(_shadowed(anchors.get("use", [])))
     defined = frozenset(node_text(n) for n in caps.get("defined_names", empty).get("defined", []))
     ucaps = caps.get("unsafe_fns", empty)
@@ -356,11 +404,89 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
     return UnitSummary(unit.start, unit.end, kernels, launches, fns_t, statics, shadowed, defined,
                        unsafe_names, fn_names, callees, externs, comments, has_casts, cube,
                        exports(kernels, launches, fns_t, statics, shadowed, defined, unsafe_names, fn_names,
-                               externs, cube))
+                               externs, cube, items), items)
 
 
 _NONE: frozenset[str] = frozenset()
+_NO_ITEMS = ItemFacts()
 _NO_EXPORTS = exports((), (), (), (), _NONE, _NONE, _NONE, _NONE, (), ())
+
+
+def _shared_static_attrs() -> frozenset[tuple[str, str]]:
+    return frozenset(a for p in profiles().values() for a in p.shared_static_attrs)
+
+
+def is_shared_static(item: Node) -> bool:
+    """Does an attribute of ``static`` item ``item`` make it block-shared memory (an
+    ecosystem profile's ``shared_static_attrs``, e.g. ``#[address_space(shared)]``)?"""
+    wanted = _shared_static_attrs()
+    sib = item.prev_sibling
+    while sib is not None and sib.type in _SKIPPABLE:
+        if sib.type == "attribute_item":
+            attr = next((c for c in sib.named_children if c.type == "attribute"), None)
+            if attr is not None:
+                head = attr.named_children[0] if attr.named_children else None
+                name = node_text(head).rsplit("::", 1)[-1] if head is not None else ""
+                words = {node_text(t) for t in _tokens(attr)}
+                if any(a == name and w in words for a, w in wanted):
+                    return True
+        sib = sib.prev_sibling
+    return False
+
+
+def _tokens(node: Node) -> list[Node]:
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "identifier":
+            out.append(n)
+        stack.extend(n.children)
+    return out
+
+
+def _module_level(node: Node) -> bool:
+    """``node`` is an item of the file or of a ``mod`` body (not inside a function/impl)."""
+    p = node.parent
+    return p is not None and (p.type == "source_file" or (p.type == "declaration_list" and p.parent is not None
+                                                          and p.parent.type == "mod_item"))
+
+
+def _items(icaps: dict[str, list[Node]], anchors: dict[str, list[Node]], fn_nodes: list[Node]) -> ItemFacts:
+    """The unit's :class:`ItemFacts` from the captures of grammars/rust/items.scm."""
+    consts = []
+    for item in icaps.get("const", []) + icaps.get("static_item", []):
+        if not _module_level(item) or any(c.type == "mutable_specifier" for c in item.children):
+            continue
+        name = item.child_by_field_name("name")
+        if name is not None:
+            consts.append((node_text(name), capture_const(item.child_by_field_name("value"))))
+    aliases = tuple((node_text(n), node_text(t)) for n, t in zip(icaps.get("alias_name", []), icaps.get("alias_type", []))
+                    if n.parent is not None and n.parent.child_by_field_name("type_parameters") is None)
+    roots: set[str] = set()
+    renames = []
+    for use in anchors.get("use", []):
+        for _, m in matches("use_imports", use):
+            if "use_path" in m:
+                roots.add(_first_segment(m["use_path"][0]))
+            if "use_name" in m and m["use_name"][0].parent is not None and m["use_name"][0].parent.type == "use_as_clause":
+                clause = m["use_name"][0].parent
+                path = clause.child_by_field_name("path")
+                if path is not None:
+                    last = path.child_by_field_name("name") if path.type == "scoped_identifier" else path
+                    if last is not None:
+                        renames.append((node_text(m["use_name"][0]), node_text(last)))
+        root = _use_root(use.child_by_field_name("argument"))
+        if root:
+            roots.add(root)
+    for p in icaps.get("attr_path", []):
+        roots.add(_first_segment(p))
+    for n in icaps.get("extern_crate", []):
+        roots.add(node_text(n))
+    mods = tuple(node_text(n) for n in icaps.get("mod_name", []))
+    fns = tuple(function_record(fn) for fn in fn_nodes if _module_level(fn) and fn.child_by_field_name("name") is not None)
+    if not (consts or aliases or roots or renames or mods or fns):
+        return _NO_ITEMS
+    return ItemFacts(tuple(consts), aliases, frozenset(roots), tuple(dict.fromkeys(renames)), mods, fns)
 
 
 def _marker_captures(attrs: list[Node]) -> dict[str, list[Node]]:
@@ -425,6 +551,21 @@ def _shadowed(uses: list[Node]) -> set[str]:
                 if root not in _STD_ROOTS:
                     names.add(node_text(caps["use_name"][0]))
     return names
+
+
+def _use_root(arg: Node | None) -> str:
+    """First path segment of a ``use`` declaration's argument (``cuda_std`` for
+    ``use cuda_std::prelude::*;``, ``use cuda_std::{a, b};``, ``use cuda_std as cs;``)."""
+    depth = 0
+    while arg is not None and depth < 16:
+        depth += 1
+        if arg.type in ("identifier", "scoped_identifier", "crate", "super", "self"):
+            return _first_segment(arg)
+        if arg.type in ("use_wildcard", "scoped_use_list", "use_as_clause"):
+            arg = arg.child_by_field_name("path") or (arg.named_children[0] if arg.named_children else None)
+            continue
+        return ""
+    return ""
 
 
 def _first_segment(node: Node) -> str:

@@ -1,0 +1,90 @@
+//! Single-precision matrix multiply kernels (row-major, C = A * B with A: m x k, B: k x n).
+//! Launched from the host with 16 x 16 thread blocks on a (ceil(n / 16), ceil(m / 16)) grid.
+
+#![cfg_attr(target_os = "cuda", no_std)]
+#![allow(improper_ctypes_definitions, clippy::missing_safety_doc)]
+
+use cuda_std::address_space;
+use cuda_std::prelude::*;
+
+const TILE: usize = 16;
+
+//@ case: correct
+// Tiled SGEMM: A and B tiles staged in `#[address_space(shared)] static mut` arrays indexed by the thread's position in its block, between `sync_threads()` barriers; global loads and the store are bounds-checked.
+#[kernel]
+pub unsafe fn sgemm_tiled(m: usize, n: usize, k: usize, a: *const f32, b: *const f32, c: *mut f32) {
+    #[address_space(shared)]
+    static mut A_TILE: [f32; TILE * TILE] = [0.0; TILE * TILE];
+    #[address_space(shared)]
+    static mut B_TILE: [f32; TILE * TILE] = [0.0; TILE * TILE];
+
+    let tx = thread::thread_idx_x() as usize;
+    let ty = thread::thread_idx_y() as usize;
+    let row = thread::block_idx_y() as usize * TILE + ty;
+    let col = thread::block_idx_x() as usize * TILE + tx;
+
+    let mut acc = 0.0f32;
+    let tiles = (k + TILE - 1) / TILE;
+    for t in 0..tiles {
+        let a_col = t * TILE + tx;
+        let b_row = t * TILE + ty;
+        A_TILE[ty * TILE + tx] = if row < m && a_col < k { *a.add(row * k + a_col) } else { 0.0 };
+        B_TILE[ty * TILE + tx] = if b_row < k && col < n { *b.add(b_row * n + col) } else { 0.0 };
+        thread::sync_threads();
+
+        for e in 0..TILE {
+            acc += A_TILE[ty * TILE + e] * B_TILE[e * TILE + tx];
+        }
+        thread::sync_threads();
+    }
+
+    if row < m && col < n {
+        *c.add(row * n + col) = acc;
+    }
+}
+
+//@ case: correct
+// Naive SGEMM over `&[f32]` inputs: one output element per thread, everything under `row < m && col < n`.
+#[kernel]
+pub unsafe fn sgemm_naive(a: &[f32], b: &[f32], c: *mut f32, m: usize, n: usize, k: usize, alpha: f32, beta: f32) {
+    let col = (thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x()) as usize;
+    let row = (thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y()) as usize;
+    if row < m && col < n {
+        let mut dot = 0.0f32;
+        for p in 0..k {
+            dot += a[row * k + p] * b[p * n + col];
+        }
+        let out = c.add(row * n + col);
+        *out = alpha * dot + beta * *out;
+    }
+}
+
+//@ case: hazard unchecked_thread_index
+// The same tiling with the bounds checks on the global loads dropped ("sizes are multiples of 16"): for any other m or n the edge blocks read past A and B.
+#[kernel]
+pub unsafe fn sgemm_tiled_unchecked(m: usize, n: usize, k: usize, a: *const f32, b: *const f32, c: *mut f32) {
+    #[address_space(shared)]
+    static mut AS: [f32; TILE * TILE] = [0.0; TILE * TILE];
+    #[address_space(shared)]
+    static mut BS: [f32; TILE * TILE] = [0.0; TILE * TILE];
+
+    let tx = thread::thread_idx_x() as usize;
+    let ty = thread::thread_idx_y() as usize;
+    let row = thread::block_idx_y() as usize * TILE + ty;
+    let col = thread::block_idx_x() as usize * TILE + tx;
+
+    let mut acc = 0.0f32;
+    for t in 0..k / TILE {
+        AS[ty * TILE + tx] = *a.add(row * k + t * TILE + tx); //~ WARN unchecked_thread_index
+        BS[ty * TILE + tx] = *b.add((t * TILE + ty) * n + col); //~ WARN unchecked_thread_index
+        thread::sync_threads();
+        for e in 0..TILE {
+            acc += AS[ty * TILE + e] * BS[e * TILE + tx];
+        }
+        thread::sync_threads();
+    }
+
+    if row < m && col < n {
+        *c.add(row * n + col) = acc;
+    }
+}
