@@ -121,14 +121,14 @@ def test_unreadable_file_is_an_error_and_others_are_checked(cli, tmp_path, monke
 def test_analysis_crash_on_one_file_does_not_stop_the_others(cli, tmp_path, monkeypatch):
     (tmp_path / "a.rs").write_bytes(b"// poison\n" + KERNEL)
     (tmp_path / "b.rs").write_bytes(KERNEL)
-    real = check_module.analyze_source
+    real = check_module.analyze_tree
 
-    def analyze_source(source, levels=None):
+    def analyze_tree(source, root, levels=None, **kwargs):
         if source.startswith(b"// poison"):
             raise RuntimeError("boom")
-        return real(source, levels)
+        return real(source, root, levels, **kwargs)
 
-    monkeypatch.setattr(check_module, "analyze_source", analyze_source)
+    monkeypatch.setattr(check_module, "analyze_tree", analyze_tree)
     monkeypatch.chdir(tmp_path)
     rc, out, err = cli("check", ".", *only())
     assert rc == 2

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
@@ -32,11 +32,14 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class FileAnalysis:
-    """What one file's analysis produced: kernels, launches, findings (sorted by span)."""
+    """What one file's analysis produced: kernels, launches, findings (sorted by span), and
+    the file's facts (for the crate index: analysis/crate_index.py ``file_items``; not
+    part of equality)."""
 
     kernels: tuple[Kernel, ...]
     launches: tuple[Launch, ...]
     findings: tuple[Finding, ...]
+    facts: FileFacts | None = field(default=None, compare=False, repr=False)
 
 
 def effective_levels(overrides: Mapping[str, Level] | None = None) -> dict[str, Level]:
@@ -155,7 +158,7 @@ def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: A
     findings = [f for unit_findings in found for f in unit_findings
                 if f.rule not in failed and not (index and index.covers(f))]
     findings.sort(key=lambda f: (f.span.start, f.span.end, f.rule))
-    return FileAnalysis(tuple(facts.kernels), tuple(facts.launches), tuple(findings))
+    return FileAnalysis(tuple(facts.kernels), tuple(facts.launches), tuple(findings), facts)
 
 
 def analyze_source(source: bytes, levels: Mapping[str, Level] | None = None, crate=None) -> FileAnalysis:

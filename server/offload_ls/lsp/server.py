@@ -33,6 +33,7 @@ from pygls.protocol.json_rpc import RPCRequest
 from pygls.protocol.language_server import lsp_method
 
 from offload_ls import __version__
+from offload_ls.analysis.crate_index import file_items
 from offload_ls.analysis.engine import FileAnalysis, analyze_tree
 from offload_ls.lsp import wire
 from offload_ls.lsp.code_actions import code_actions
@@ -56,6 +57,7 @@ from offload_ls.lsp.workspace_scan import (
 from offload_ls.settings import Settings
 from offload_ls.syntax.text import Encoding
 from offload_ls.toolchain.process import kill_all, set_guard
+from offload_ls.workspace.crates import CrateIndexes
 from offload_ls.workspace.files import is_ignored, within
 
 log = logging.getLogger(__name__)
@@ -221,6 +223,9 @@ class OffloadLanguageServer(LanguageServer):
         self._inflight: dict[str, tuple[int, asyncio.Future]] = {}
         self.compiles = CompileFeature(self)
         self.gpu = GpuCommands(self)
+        #: each crate's items (analysis/crate_index.py): what a file's rules read of the
+        #: other files of its crate; open documents' items come from the editor's text
+        self.crates = CrateIndexes(lambda: self.settings.maxFileBytes)
 
     # ------------------------------------------------------------------ messaging
 
@@ -519,12 +524,19 @@ class OffloadLanguageServer(LanguageServer):
         return False
 
     def _analyse(self, source: bytes, tree, levels: dict, label: str = "document",
-                 cache=None) -> FileAnalysis:
-        """Run the rules; an exception in them gives no findings and one log line to the
-        client (``<label>: analysis failed (<error>); no lints for this text``) plus the
-        traceback on stderr. Safe to call from worker threads."""
+                 cache=None, path: Path | None = None) -> FileAnalysis:
+        """Run the rules with the rest of ``path``'s crate (workspace/crates.py); an
+        exception in them gives no findings and one log line to the client (``<label>:
+        analysis failed (<error>); no lints for this text``) plus the traceback on stderr.
+        The document's items then replace its file's in the crate index; when something
+        other files read changed, the other open documents of the crate are analysed
+        again. Safe to call from worker threads."""
         try:
-            return analyze_tree(source, tree.root_node, levels, cache=cache)
+            result = analyze_tree(source, tree.root_node, levels, cache=cache, crate=self.crates.view(path))
+            if path is not None and result.facts is not None and \
+                    self.crates.update(path, file_items(os.path.abspath(path), result.facts)):
+                self._call_on_loop(self._reanalyse_crate_mates, path)
+            return result
         except Exception as exc:  # noqa: BLE001 - never crash a handler on odd input
             log.exception("analysis of %s failed", label)
             self.log(f"{label}: analysis failed ({type(exc).__name__}: {exc}); no lints for this text",
@@ -569,7 +581,7 @@ class OffloadLanguageServer(LanguageServer):
             future.set_result(_EMPTY)
         else:
             future = loop.run_in_executor(self.doc_pool, self._analyse, doc.source, doc.parsed.tree.copy(),
-                                          self.levels_for(doc.path), label, doc.cache)
+                                          self.levels_for(doc.path), label, doc.cache, doc.path)
         self._inflight[doc.uri] = (version, future)
 
         def done(f: asyncio.Future, uri: str = doc.uri) -> None:
@@ -597,6 +609,20 @@ class OffloadLanguageServer(LanguageServer):
         if analysis is None:
             return  # changed meanwhile: the newer job publishes
         self.publish(uri, to_diagnostics(analysis.findings, doc.line_index, self.encoding, uri), doc.version)
+
+    def _call_on_loop(self, fn, *args) -> None:
+        """Run ``fn(*args)`` on the event loop's thread (from a worker thread)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(fn, *args)
+
+    def _reanalyse_crate_mates(self, path: Path) -> None:
+        """Re-analyse the open documents of ``path``'s crate other than ``path`` (what they
+        read of it changed), after the debounce delay."""
+        for doc in self.documents:
+            if doc.path is not None and doc.path != path and self.crates.same_crate(doc.path, path):
+                doc.analysed_version = -1
+                self.schedule_document(doc.uri)
 
     def reanalyse_open_documents(self) -> None:
         """Drop every open document's cached analysis and re-analyse it now."""
@@ -721,7 +747,7 @@ class OffloadLanguageServer(LanguageServer):
         if self.documents.by_path(path) is not None:
             return  # the editor's text wins
         result = await asyncio.get_running_loop().run_in_executor(
-            self.pool, analyse_file, path, self.settings.maxFileBytes, self.levels_for(path))
+            self.pool, analyse_file, path, self.settings.maxFileBytes, self.levels_for(path), self.crates)
         self.publish_disk_result(result, uri, force)
 
     def publish_disk_result(self, result: DiskResult, uri: str | None = None, force: bool = False) -> None:
@@ -760,7 +786,7 @@ class OffloadLanguageServer(LanguageServer):
             for batch in batches(paths):
                 todo = [p for p in batch if self.documents.by_path(p) is None]
                 results = await loop.run_in_executor(
-                    self.pool, analyse_batch, todo, self.settings.maxFileBytes, self.levels_for)
+                    self.pool, analyse_batch, todo, self.settings.maxFileBytes, self.levels_for, self.crates)
                 for r in results:
                     if r.analysis is None:
                         skipped += 1
@@ -788,6 +814,12 @@ class OffloadLanguageServer(LanguageServer):
             return
         if path.suffix != ".rs" or self.documents.by_path(path) is not None:
             return  # open in the editor: the editor's text wins
+        if deleted:
+            if self.crates.forget(path):
+                self._reanalyse_crate_mates(path)
+        else:
+            self.jobs.schedule(f"\0crate {path}", self.settings.debounceMs / 1000.0,
+                               lambda p=path: self._refresh_crate_file(p))
         uri = path.as_uri()
         if deleted:
             self.jobs.cancel(uri)
@@ -799,6 +831,13 @@ class OffloadLanguageServer(LanguageServer):
             self.compiles.on_source_saved(path)  # an external change counts as a save
         if self.settings.scanWorkspace and root is not None and not is_ignored(path, root):
             self.schedule_disk(path, uri)
+
+    async def _refresh_crate_file(self, path: Path) -> None:
+        """A crate file changed on disk (not open): re-read its items in a worker thread;
+        if other files read something that changed, re-analyse the crate's open documents."""
+        changed = await asyncio.get_running_loop().run_in_executor(self.pool, self.crates.refresh_from_disk, path)
+        if changed:
+            self._reanalyse_crate_mates(path)
 
     def did_change_watched_files(self, params: types.DidChangeWatchedFilesParams) -> None:
         """File events reported by the client (see :mod:`offload_ls.lsp.watcher`)."""

@@ -68,9 +68,10 @@ def invalid_utf8_note(label: str, source: bytes) -> str | None:
     return None
 
 
-def analyse_file(path: Path, max_bytes: int, levels: dict[str, Level]) -> DiskResult:
-    """Read, screen and analyse one file. Never raises (a crash in the analysis is
-    reported as a log line)."""
+def analyse_file(path: Path, max_bytes: int, levels: dict[str, Level], crates=None) -> DiskResult:
+    """Read, screen and analyse one file, with the rest of its crate when ``crates``
+    (workspace/crates.py ``CrateIndexes``) is given. Never raises (a crash in the analysis
+    is reported as a log line)."""
     result = DiskResult(path)
     try:
         source = read_source(path, max_bytes)
@@ -88,7 +89,8 @@ def analyse_file(path: Path, max_bytes: int, levels: dict[str, Level]) -> DiskRe
     if note is not None:
         result.messages.append(note)
     try:
-        result.analysis = analyze_source(source, levels)
+        crate = crates.view(path) if crates is not None else None
+        result.analysis = analyze_source(source, levels, crate=crate)
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the scan
         result.messages.append(f"{path}: analysis failed ({type(exc).__name__}: {exc}); not analysed")
         return result
@@ -97,7 +99,7 @@ def analyse_file(path: Path, max_bytes: int, levels: dict[str, Level]) -> DiskRe
 
 
 def analyse_batch(paths: Iterable[Path], max_bytes: int,
-                  levels_for: Callable[[Path], dict[str, Level]]) -> list[DiskResult]:
+                  levels_for: Callable[[Path], dict[str, Level]], crates=None) -> list[DiskResult]:
     """:func:`analyse_file` for each path (run in a worker thread)."""
     out = []
     for p in paths:
@@ -105,7 +107,7 @@ def analyse_batch(paths: Iterable[Path], max_bytes: int,
             levels = levels_for(p)
         except Exception:  # noqa: BLE001 - a broken Cargo.toml reader: use defaults
             levels = {}
-        out.append(analyse_file(p, max_bytes, levels))
+        out.append(analyse_file(p, max_bytes, levels, crates))
     return out
 
 
