@@ -233,7 +233,8 @@ def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[U
             if old.kernel_params_sig(k) != facts.kernel_params_sig(k)}
     # a `static mut` / `extern` declaration that appeared or went away (one that moved is
     # in the context of the units that name it: they are `positional`)
-    statics = [n.encode() for n in old.module_statics.keys() ^ facts.module_statics.keys()]
+    statics = [n.encode() for n in (old.module_statics.keys() ^ facts.module_statics.keys())
+               | (old.shared_statics ^ facts.shared_statics)]
     externs = {k for k in old._externs.keys() | facts._externs.keys()
                if _extern_types(old.extern_decls_named(k)) != _extern_types(facts.extern_decls_named(k))}
 
@@ -395,7 +396,7 @@ def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, info: DeviceInfo,
         text = unit.key[0] if unit.key is not None else b""
         statics = tuple((n, sp) for n, sp in facts.module_statics.items() if n.encode() in text)
         if statics:
-            parts.append(("statics", statics))
+            parts.append(("statics", statics, facts.shared_statics & {n for n, _ in statics}))
             positional = True
     if s.launches:
         # aliased_launch_args: the parameters of the kernel each launch names

@@ -414,6 +414,11 @@ class FileFacts:
         return out
 
     @cached_property
+    def shared_statics(self) -> frozenset[str]:
+        """Module-level ``static mut`` names that are block-shared memory (file and crate)."""
+        return frozenset(n for n, d in self.module_static_decls.items() if d.shared)
+
+    @cached_property
     def shadowed(self) -> frozenset[str]:
         """Names ``use``-imported from crates other than std/alloc/core."""
         return frozenset().union(*(s.shadowed for s in self.summaries if s.shadowed))

@@ -416,9 +416,19 @@ def _shared_static_attrs() -> frozenset[tuple[str, str]]:
     return frozenset(a for p in profiles().values() for a in p.shared_static_attrs)
 
 
+def _shared_types() -> frozenset[str]:
+    return frozenset(t for p in profiles().values() for t in p.shared_types)
+
+
 def is_shared_static(item: Node) -> bool:
-    """Does an attribute of ``static`` item ``item`` make it block-shared memory (an
-    ecosystem profile's ``shared_static_attrs``, e.g. ``#[address_space(shared)]``)?"""
+    """Is ``static`` item ``item`` block-shared memory: an attribute from an ecosystem
+    profile's ``shared_static_attrs`` (``#[address_space(shared)]``), or a type from its
+    ``shared_types`` (cuda-oxide ``SharedArray<f32, 256>``)?"""
+    t = item.child_by_field_name("type")
+    if t is not None:
+        base = t.child_by_field_name("type") if t.type == "generic_type" else t
+        if base is not None and node_text(base).rsplit("::", 1)[-1] in _shared_types():
+            return True
     wanted = _shared_static_attrs()
     sib = item.prev_sibling
     while sib is not None and sib.type in _SKIPPABLE:

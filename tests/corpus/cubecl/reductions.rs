@@ -201,6 +201,47 @@ pub fn row_sums<R: Runtime>(
     }
 }
 
+//@ case: correct
+// Gradient clipping by a precomputed global norm: every unit scales its own element, and only the unit at `ABSOLUTE_POS == 0` records the applied scale in `applied_scale[0]`.
+#[cube(launch_unchecked)]
+fn clip_by_global_norm_kernel<F: Float>(
+    grads: &mut Array<F>,
+    sum_sq: &Array<F>,
+    applied_scale: &mut Array<F>,
+    max_norm: F,
+) {
+    let norm = F::sqrt(sum_sq[0]);
+    let scale = F::min(F::new(1.0), max_norm / (norm + F::new(1e-6)));
+    if ABSOLUTE_POS < grads.len() {
+        grads[ABSOLUTE_POS] = grads[ABSOLUTE_POS] * scale;
+    }
+    if ABSOLUTE_POS == 0 {
+        applied_scale[0] = scale;
+    }
+}
+
+pub fn clip_by_global_norm<R: Runtime>(
+    client: &ComputeClient<R::Server>,
+    grads: &Handle,
+    sum_sq: &Handle,
+    applied_scale: &Handle,
+    len: usize,
+    max_norm: f32,
+) {
+    let cubes = (len as u32).div_ceil(REDUCE_CUBE);
+    unsafe {
+        clip_by_global_norm_kernel::launch_unchecked::<f32, R>(
+            client,
+            CubeCount::Static(cubes, 1, 1),
+            CubeDim::new(REDUCE_CUBE, 1, 1),
+            ArrayArg::from_raw_parts::<f32>(grads, len, 1),
+            ArrayArg::from_raw_parts::<f32>(sum_sq, 1, 1),
+            ArrayArg::from_raw_parts::<f32>(applied_scale, 1, 1),
+            ScalarArg::new(max_norm),
+        );
+    }
+}
+
 //@ case: hazard unindexed_kernel_write
 // Naive global sum: every unit of every cube does a read-modify-write of `total[0]`, so updates are lost.
 #[cube(launch)]

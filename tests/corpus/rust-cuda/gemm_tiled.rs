@@ -60,7 +60,7 @@ pub unsafe fn sgemm_naive(a: &[f32], b: &[f32], c: *mut f32, m: usize, n: usize,
 }
 
 //@ case: hazard unchecked_thread_index
-// The same tiling with the bounds checks on the global loads dropped ("sizes are multiples of 16"): for any other m or n the edge blocks read past A and B.
+// The same tiling with the bounds checks on the global loads dropped ("sizes are multiples of 16"): for any other m, n or k the edge tiles read past the rows and the end of A and B.
 #[kernel]
 pub unsafe fn sgemm_tiled_unchecked(m: usize, n: usize, k: usize, a: *const f32, b: *const f32, c: *mut f32) {
     #[address_space(shared)]
@@ -74,7 +74,8 @@ pub unsafe fn sgemm_tiled_unchecked(m: usize, n: usize, k: usize, a: *const f32,
     let col = thread::block_idx_x() as usize * TILE + tx;
 
     let mut acc = 0.0f32;
-    for t in 0..k / TILE {
+    let tiles = (k + TILE - 1) / TILE;
+    for t in 0..tiles {
         AS[ty * TILE + tx] = *a.add(row * k + t * TILE + tx); //~ WARN unchecked_thread_index
         BS[ty * TILE + tx] = *b.add((t * TILE + ty) * n + col); //~ WARN unchecked_thread_index
         thread::sync_threads();

@@ -49,6 +49,18 @@ pub unsafe fn scale_in_place(data: *mut f32, factor: f32) {
     *data.add(i) *= factor; //~ WARN unchecked_thread_index
 }
 
+//@ case: hazard unindexed_kernel_write
+// Meant to hand the buffer's last element to the next pass, but every in-range thread stores its own element to `*last`: the value left behind is whichever thread wrote last.
+#[kernel]
+pub unsafe fn copy_keep_last(src: *const f32, dst: *mut f32, n: usize, last: *mut f32) {
+    let i = thread::index_1d() as usize;
+    if i < n {
+        let v = *src.add(i);
+        *dst.add(i) = v;
+        *last = v; //~ WARN unindexed_kernel_write
+    }
+}
+
 //@ case: hazard static_mut_in_kernel
 // Counts clamped elements in an ordinary `static mut` (global memory, not `#[address_space(shared)]`): every thread races on the counter and the host's copy never changes.
 static mut CLAMPED_COUNT: u32 = 0;

@@ -86,6 +86,11 @@ class Profile:
             (rustc offload's host pass: ``&T`` to, ``&mut T`` tofrom).
         device_macros: host-looking macros the ecosystem provides on the device
             (cuda_std ``println!``).
+        device_types: host-looking types the ecosystem provides on the device (cuda_std's
+            prelude re-exports alloc's ``Vec``).
+        host_macros: macros whose arguments run on the host while the kernel is built
+            (CubeCL ``comptime!``): nothing inside them is device code.
+        exits: macros that end the thread (CubeCL ``terminate!``), as ``return`` does.
         checked_launch: kernel attribute words whose launches turn out-of-bounds accesses
             into no-ops (CubeCL ``#[cube(launch)]``).
         launch_methods: method names on a kernel's path that launch it
@@ -109,6 +114,9 @@ class Profile:
     raw_pointer_params: bool = False
     runtime_maps_arguments: bool = False
     device_macros: frozenset[str] = frozenset()
+    device_types: frozenset[str] = frozenset()
+    host_macros: frozenset[str] = frozenset()
+    exits: frozenset[str] = frozenset()
     checked_launch: frozenset[str] = frozenset()
     launch_methods: frozenset[str] = frozenset()
     source: str = ""

@@ -7,7 +7,10 @@ Positions (cubecl-core frontend/topology.rs): ``ABSOLUTE_POS`` (linear in the wh
 launch), ``ABSOLUTE_POS_X/Y/Z``, ``UNIT_POS`` (linear in the cube), ``UNIT_POS_X/Y/Z``,
 ``CUBE_POS`` (linear cube index), ``CUBE_POS_X/Y/Z``, ``CUBE_DIM(_X/Y/Z)``,
 ``CUBE_COUNT(_X/Y/Z)``. Barrier: ``sync_cube()`` (formerly ``sync_units()``); shared
-memory: ``SharedMemory::<F>::new(n)``.
+memory: ``SharedMemory::<F>::new(n)``. ``comptime!(..)`` runs on the host while the kernel
+is expanded; ``terminate!()`` ends the unit; ``debug_print!`` prints on the device.
+``ABSOLUTE_POS`` is one-to-one over the launch for any cube count and dimension
+(cubecl-core runtime_tests/topology.rs); ``CubeDim::default()`` is 16 x 16 x 1.
 """
 
 from offload_ls.analysis.ecosystems import Index, Profile
@@ -31,6 +34,9 @@ PROFILE = Profile(
     barriers=frozenset({"sync_cube", "sync_units", "sync_plane"}),
     shared_types=frozenset({"SharedMemory"}),
     checked_launch=frozenset({"launch"}),
+    device_macros=frozenset({"debug_print"}),
+    host_macros=frozenset({"comptime"}),
+    exits=frozenset({"terminate"}),
     launch_methods=frozenset({"launch", "launch_unchecked"}),
     source="tracel-ai/cubecl crates/cubecl-core/src/frontend/topology.rs, cubecl-macros",
 )

@@ -18,6 +18,7 @@ PROFILE = Profile(
     index_fns={
         "global_id": Index("glin"), "global_index": Index("glin"), "thread_id": Index("lid"),
         "thread_index": Index("lid"), "group_id": Index("blin"), "group_index": Index("blin"),
+        "item_id": Index("glin"), "subgroup_id": Index("lid"),
         "threads": Index("bdim", "x"), "groups": Index("gdim", "x"),
     },
     barriers=frozenset({"barrier", "workgroup_memory_barrier_with_group_sync"}),

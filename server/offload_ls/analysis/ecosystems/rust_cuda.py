@@ -10,7 +10,9 @@ Thread indexes (crates/cuda_std/src/thread.rs): ``thread_idx_x`` .. ``block_dim_
 ``index_2d()`` / ``index_3d()`` vectors of those; ``thread_idx()`` / ``block_idx()`` /
 ``block_dim()`` / ``grid_dim()`` vectors. Barrier: ``thread::sync_threads()``. Shared
 memory: ``#[address_space(shared)] static mut`` and ``shared_array!``. cuda_std provides
-``println!`` (CUDA ``vprintf``).
+``println!`` (CUDA ``vprintf``) and its prelude re-exports alloc's ``Vec``, ``Box``,
+``String`` and ``format!`` (crates/cuda_std/src/lib.rs, io.rs); the thread-index functions
+and ``sync_threads`` are safe.
 """
 
 from offload_ls.analysis.ecosystems import Index, Profile, _xyz
@@ -33,6 +35,7 @@ PROFILE = Profile(
     shared_macros=frozenset({"shared_array", "dynamic_shared_array"}),
     kernels_must_be_unsafe=True,
     raw_pointer_params=True,
-    device_macros=frozenset({"println", "print"}),
+    device_macros=frozenset({"println", "print", "format", "vec", "assert_eq"}),
+    device_types=frozenset({"Vec", "Box", "String"}),
     source="Rust-GPU/Rust-CUDA crates/cuda_std/src/thread.rs, crates/cuda_std/src/shared.rs, examples/",
 )

@@ -25,6 +25,7 @@ from offload_ls.analysis.model import Finding, Kernel, Level, Param, Span
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.std_names import BUFFERS, COLLECTIONS, HEAP_NAMES, POINTERS
 from offload_ls.syntax.parse import node_text
+from offload_ls.syntax.paths import outermost, path_segments, type_arguments, type_name_node
 from offload_ls.syntax.queries import matches
 
 NAME = "heap_owning_kernel_arg"
@@ -35,32 +36,6 @@ _BYTE_STRINGS = frozenset({"String", "CString", "OsString", "PathBuf"})
 #: What the fixed-size part of a buffer type holds (std's layout: ``CString`` is a
 #: ``Box<[u8]>``, ``VecDeque`` a ring buffer); the others are a ``Vec`` inside.
 _HEADER = {"CString": "pointer, length", "VecDeque": "pointer, capacity, head, length"}
-
-
-def path_segments(node: Node) -> list[str]:
-    """Segments of a (scoped) identifier or type identifier node: ``std::vec::Vec`` ->
-    ``["std", "vec", "Vec"]``; a bare ``Vec`` -> ``["Vec"]``."""
-    if node.type in ("scoped_identifier", "scoped_type_identifier"):
-        path = node.child_by_field_name("path")
-        name = node.child_by_field_name("name")
-        head = path_segments(path) if path is not None else []
-        return head + ([node_text(name)] if name is not None else [])
-    return [node_text(node)]
-
-
-def type_name_node(type_node: Node) -> Node:
-    """The name part of a type: the ``type`` of a ``generic_type``, else the node itself."""
-    if type_node.type == "generic_type":
-        inner = type_node.child_by_field_name("type")
-        if inner is not None:
-            return inner
-    return type_node
-
-
-def type_arguments(type_node: Node) -> list[Node]:
-    """The type arguments of a ``generic_type`` (``Vec<f32>`` -> ``[f32]``), else ``[]``."""
-    args = type_node.child_by_field_name("type_arguments") if type_node.type == "generic_type" else None
-    return [] if args is None else [a for a in args.named_children if a.type not in ("lifetime", "line_comment", "block_comment")]
 
 
 def nearest_indirection(node: Node, stop: Node) -> str | None:
@@ -77,16 +52,6 @@ def nearest_indirection(node: Node, stop: Node) -> str | None:
             break
         n = n.parent
     return None
-
-
-def outermost(nodes: list[Node]) -> list[Node]:
-    """Nodes not contained in another node of the list, in document order, each once."""
-    out: list[Node] = []
-    for n in sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte)):
-        if out and out[-1].start_byte <= n.start_byte and n.end_byte <= out[-1].end_byte:
-            continue
-        out.append(n)
-    return out
 
 
 def shadowed_names(root: Node) -> set[str]:

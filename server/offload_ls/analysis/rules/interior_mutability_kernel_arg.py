@@ -25,13 +25,8 @@ from tree_sitter import Node
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.model import Finding, Kernel, Level, Param, Span
 from offload_ls.analysis.rules import Rule
-from offload_ls.analysis.rules.heap_owning_kernel_arg import (
-    outermost,
-    path_segments,
-    type_arguments,
-    type_name_node,
-)
 from offload_ls.syntax.parse import node_text
+from offload_ls.syntax.paths import outermost, path_segments, type_arguments, type_name_node
 from offload_ls.syntax.queries import captures
 
 NAME = "interior_mutability_kernel_arg"

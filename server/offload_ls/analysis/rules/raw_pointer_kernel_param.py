@@ -1,11 +1,16 @@
-"""raw_pointer_kernel_param: a kernel parameter is ``*const T`` / ``*mut T``.
+"""raw_pointer_kernel_param: a kernel parameter is ``*const T`` / ``*mut T`` in an ecosystem
+whose kernels take references or buffers (std offload in both spellings, rust-gpu, CubeCL,
+krnl). In Rust-CUDA and cuda-oxide the host allocates device buffers explicitly and passes
+their addresses: raw-pointer parameters are the idiom there (the ecosystem profile's
+``raw_pointer_params``), and nothing is reported.
 
 Consequences (docs/offload-notes.md, "What the host pass copies"): the kernel needs
 ``unsafe`` to dereference it; the compiler cannot mark it ``noalias`` (a ``&T`` / ``&mut T``
 parameter is ``noalias [readonly]`` in the device IR); with rustc offload, ``*mut T`` is
 mapped to the device and back, ``*const T`` to the device. A pointer to ONE scalar
 (``*mut f32``) maps ``size_of::<f32>()`` bytes: the runtime copies a single element, not
-the buffer the pointer points into.
+the buffer the pointer points into. The pointee's type aliases are followed through the
+crate (``type Real = f64;`` makes ``*mut Real`` a pointer to one ``f64``).
 """
 
 from __future__ import annotations
@@ -13,8 +18,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from offload_ls.analysis.context import FileContext
+from offload_ls.analysis import shift
 from offload_ls.analysis.model import Edit, Finding, Fix, Kernel, Level, Param
 from offload_ls.analysis.rules import Rule
+from offload_ls.analysis.transfer import SCALAR_BYTES
 from offload_ls.syntax.parse import node_text
 
 NAME = "raw_pointer_kernel_param"
@@ -22,19 +29,73 @@ NAME = "raw_pointer_kernel_param"
 
 def check(ctx: FileContext) -> Iterator[Finding]:
     for kernel in ctx.kernels:
+        if ctx.profile(kernel).raw_pointer_params:
+            continue
         for index, param in enumerate(kernel.params):
             if param.kind not in ("const_ptr", "mut_ptr"):
                 continue
+            param = _resolved(ctx, param)
+            shared = _also_passed_mutably(ctx, kernel, index)
             yield Finding(
                 rule=NAME,
                 span=param.type_span,
-                message=message(kernel, param),
-                fixes=_fixes(ctx, kernel, index, param),
+                message=message(kernel, param, suggest=not shared),
+                fixes=() if shared else _fixes(ctx, kernel, index, param),
             )
 
 
-def message(kernel: Kernel, param: Param) -> str:
-    """The finding's text for one raw-pointer parameter of ``kernel``."""
+#: Launch-argument wrappers that name a buffer: ``&mut x``, ``x.as_mut_ptr()``,
+#: ``preload_mut(&mut x)`` (core::offload), .. -> ``x``.
+_WRAPPERS = ("as_mut_ptr", "as_ptr", "preload_mut", "preload", "cast_mut", "cast_const", "cast")
+
+
+def _place(text: str) -> str:
+    """The buffer a launch argument's text names (``&mut x`` / ``x.as_mut_ptr()`` /
+    ``preload_mut(&mut x)`` -> ``x``), by its spelling only."""
+    t = "".join(text.split())
+    changed = True
+    while changed:
+        changed = False
+        for prefix in ("&mut", "&raw mut", "&rawconst", "&", "*"):
+            if t.startswith(prefix):
+                t, changed = t[len(prefix):], True
+        for w in _WRAPPERS:
+            if t.endswith(f".{w}()"):
+                t, changed = t[: -len(w) - 3], True
+            if t.startswith(f"{w}(") and t.endswith(")"):
+                t, changed = t[len(w) + 1 : -1], True
+        if t.startswith("(") and t.endswith(")"):
+            t, changed = t[1:-1], True
+    return t
+
+
+def _also_passed_mutably(ctx: FileContext, kernel: Kernel, index: int) -> bool:
+    """Some launch of ``kernel`` passes the buffer of argument ``index`` again, mutably
+    (``&mut x``, ``x.as_mut_ptr()``, ``preload_mut(..)``): a shared reference there would
+    alias a mutable one, so ``&T`` is no fix."""
+    for la in ctx.facts.all_launches_of(kernel.name):
+        if index >= len(la.args):
+            continue
+        mine = _place(la.args[index].text)
+        for j, other in enumerate(la.args):
+            text = "".join(other.text.split())
+            if j != index and _place(other.text) == mine and ("mut" in text):
+                return True
+    return False
+
+
+def _resolved(ctx: FileContext, param: Param) -> Param:
+    """``param`` with its pointee's type alias followed: a pointer to one scalar through an
+    alias gets ``elem_bytes`` (``*mut Real`` with ``type Real = f64``: 8 bytes)."""
+    if param.elem_bytes is not None or param.pointee is None:
+        return param
+    size = SCALAR_BYTES.get(ctx.facts.resolve_type(param.pointee))
+    return param if size is None else shift.replace(param, elem_bytes=size)
+
+
+def message(kernel: Kernel, param: Param, suggest: bool = True) -> str:
+    """The finding's text for one raw-pointer parameter of ``kernel``; ``suggest``: name
+    the reference to use instead (not when a launch also passes the buffer mutably)."""
     head = f"kernel `{kernel.name}` takes `{param.name}: {param.type_text}`, a raw pointer"
     if not kernel.ecosystem.runtime_maps_arguments:
         return f"{head}: the kernel needs `unsafe` to use it and the compiler cannot mark it `noalias`"
@@ -43,8 +104,8 @@ def message(kernel: Kernel, param: Param) -> str:
         ref = "&mut " if param.kind == "mut_ptr" else "&"
         return (
             f"{head} to ONE `{param.pointee}`: the offload runtime copies {param.elem_bytes} bytes "
-            f"(a single element) {direction}, not the buffer it points into; "
-            f"pass `{ref}[{param.pointee}; N]` instead"
+            f"(a single element) {direction}, not the buffer it points into"
+            + (f"; pass `{ref}[{param.pointee}; N]` instead" if suggest else "")
         )
     return (
         f"{head}: the kernel needs `unsafe` to use it, the compiler cannot mark it `noalias`, "

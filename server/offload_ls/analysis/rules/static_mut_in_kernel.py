@@ -1,4 +1,5 @@
-"""static_mut_in_kernel: device code reads or writes a ``static mut``.
+"""static_mut_in_kernel: device code reads or writes a ``static mut`` that is not
+block-shared memory.
 
 Device code is every :class:`~offload_ls.analysis.device_code.DeviceFn`: kernel bodies, the
 functions they call and functions under a device-only ``#[cfg]``. A ``static mut`` used
@@ -6,6 +7,11 @@ there is one variable shared by every GPU thread without synchronisation (concur
 writes are a data race), and it lives in the device image: the host's ``static mut`` of
 the same name is a different variable (the device pass compiles the crate separately,
 docs/offload-notes.md "Pipeline"), so values never flow between them.
+
+Block-shared memory is the idiom, not a race: a ``static mut`` that an ecosystem profile
+marks as shared/workgroup memory (``#[address_space(shared)]`` in Rust-CUDA and rustc
+offload, cuda-oxide's ``SharedArray<T, N>`` type; analysis/units.py ``is_shared_static``)
+is indexed per thread between barriers, and is never reported.
 
 Name resolution is syntactic (tree-sitter): an identifier refers to the ``static mut``
 declared in the nearest enclosing block, else to one declared at module level anywhere in
@@ -24,7 +30,7 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.device_code import DeviceFn
 from offload_ls.analysis.model import Finding, Level, Related, Span
 from offload_ls.analysis.rules import Rule
-from offload_ls.analysis.units import enclosing_block
+from offload_ls.analysis.units import enclosing_block, is_shared_static
 from offload_ls.syntax.parse import node_text
 from offload_ls.syntax.queries import captures
 
@@ -42,12 +48,14 @@ class StaticUse:
         decl: the declared name's span. access: ``"writes"`` (left of ``=`` / ``+=``, also
             through ``[i]`` / ``.field``), ``"reads"`` (any other expression) or ``"uses"``
             (macro arguments, method receivers, ``&mut``: may read or write).
+        shared: the static is block-shared memory (an ecosystem's idiom).
     """
 
     name: str
     span: Span
     decl: Span
     access: str
+    shared: bool = False
 
 
 class StaticMuts:
@@ -64,10 +72,13 @@ class StaticMuts:
     def __init__(self, root: Node) -> None:
         names = captures("static_mut", root).get("name", [])
         module_level: dict[str, Span] = {}
+        shared: set[str] = set()
         for name in names:
             if enclosing_block(name) is None:
                 module_level.setdefault(node_text(name), Span(name.start_byte, name.end_byte))
-        self._setup(names, module_level, bool(names))
+                if name.parent is not None and is_shared_static(name.parent):
+                    shared.add(node_text(name))
+        self._setup(names, module_level, bool(names), frozenset(shared))
 
     @classmethod
     def of(cls, ctx: FileContext) -> StaticMuts:
@@ -77,13 +88,19 @@ class StaticMuts:
             facts = ctx.facts
             found = cls.__new__(cls)
             names = ctx.scope_captures("static_mut").get("name", []) if facts.has_statics else []
-            found._setup(names, facts.module_statics, facts.has_statics)
+            found._setup(names, facts.module_statics, facts.has_statics, facts.shared_statics)
             ctx.memo["static_muts"] = found
         return found
 
-    def _setup(self, names: list[Node], module_level: dict[str, Span], any_in_file: bool) -> None:
+    def _setup(self, names: list[Node], module_level: dict[str, Span], any_in_file: bool,
+               shared: frozenset[str] = frozenset()) -> None:
         #: module-level name -> its (first) declaration's name span, anywhere in the file
         self.module_level = module_level
+        #: module-level names that are block-shared memory
+        self.shared = shared
+        #: declaration name spans (block-level) that are block-shared memory
+        self.shared_decls = {Span(n.start_byte, n.end_byte) for n in names
+                             if n.parent is not None and is_shared_static(n.parent)}
         #: block start byte -> name -> declaration's name span
         self.in_block: dict[int, dict[str, Span]] = {}
         #: the declared-name nodes this object was built from (all of the file's for
@@ -114,7 +131,8 @@ class StaticMuts:
                 continue
             decl = self._resolve(ident, text)
             if decl is not None:
-                out.append(StaticUse(text, Span(ident.start_byte, ident.end_byte), decl, _access(ident)))
+                shared = decl in self.shared_decls or (text in self.shared and self.module_level.get(text) == decl)
+                out.append(StaticUse(text, Span(ident.start_byte, ident.end_byte), decl, _access(ident), shared))
         return out
 
     def _resolve(self, ident: Node, text: str) -> Span | None:
@@ -222,7 +240,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             continue
         for use in statics.uses_in(body):
             used_decls.add(use.decl)
-            if use.span in seen:
+            if use.span in seen or use.shared:
                 continue
             seen.add(use.span)
             yield Finding(
@@ -233,7 +251,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             )
     for decl in statics.declarations:
         span = Span(decl.start_byte, decl.end_byte)
-        if span in used_decls:
+        if span in used_decls or span in statics.shared_decls:
             continue
         for fn in ctx.device_fns:
             if fn.body_span.contains(span) and _owner_fn(decl) == fn.span.start:
@@ -251,7 +269,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
 RULE = Rule(
     name=NAME,
     default_level=Level.DENY,
-    summary="`static mut` in device code: shared by all GPU threads (a data race) and not the host's variable",
+    summary="`static mut` (not block-shared memory) in device code: one variable for all GPU threads, not the host's",
     check=check,
     needs=frozenset({"device_fns"}),
 )

@@ -1,25 +1,24 @@
-"""unsafe_in_kernel: each ``unsafe { .. }`` block in a kernel body, and the ``unsafe`` of an
-``unsafe fn`` kernel, with what the unsafe context is used for.
+"""unsafe_in_kernel: an ``unsafe`` context in a kernel does something that its ecosystem's
+kernels need not do unsafely.
 
-Recognised purposes (syntactic, in the kernel body only, not in host code):
+Reported (the ``unsafe { .. }`` block, or the ``unsafe`` of an ``unsafe fn`` kernel whose
+body does it outside any block):
 
-- dereferencing a raw pointer: ``*p``, ``(*p)[i]``, ``p.read()``, ``p.add(i).write(v)``,
-  where ``p`` is a raw-pointer parameter (``*mut T`` / ``*const T``) or a ``let`` derived
-  from one (``let q = p.add(i);``, ``let q: *mut f32 = ..``, ``.. as *mut T``,
-  ``x.as_mut_ptr()``); pointer arithmetic alone (``p.add(i)``) is "offsets";
-- calling a thread-index intrinsic (grammars/rust/thread_index.scm): ``core::arch::nvptx``'s
-  ``_thread_idx_x``, ``_block_idx_x``, .. are ``unsafe fn`` (stdarch), and so are the same
-  intrinsics declared in an ``extern`` block of the file (``workitem_id_x``, rustc's amdgpu
-  offload tests); the other ``core::arch::nvptx`` functions (``_block_dim_x``,
-  ``_syncthreads``, ..) are "GPU intrinsics";
-- calling an unsafe function: an ``unsafe fn`` or ``extern`` function of the file, a
-  well-known unsafe std function (``ptr::write``, ``mem::transmute``,
-  ``slice::from_raw_parts``, ..), or an unsafe method (``get_unchecked``, ..);
-- accessing a ``static mut`` (resolved as in static_mut_in_kernel);
-- inline assembly (``asm!``).
+- dereferencing a raw pointer (``*p``, ``(*p)[i]``, ``p.read()``, ``p.add(i).write(v)``,
+  ``*p.add(i) = v``) where the ecosystem's kernels take references or buffers (std offload
+  in both spellings, rust-gpu, CubeCL, krnl: the ecosystem profile's
+  ``raw_pointer_params`` is false), ``p`` being a raw-pointer parameter or a ``let``
+  derived from one (``let q = p.add(i);``, ``let q: *mut f32 = ..``, ``.. as *mut T``,
+  ``x.as_mut_ptr()``): a reference parameter needs no ``unsafe``, keeps the bounds check
+  and lets the compiler mark the argument ``noalias``;
+- reading or writing a ``static mut`` that is not block-shared memory (resolved as in
+  static_mut_in_kernel): one variable for every GPU thread, without synchronisation.
 
-A block whose purpose is not recognised says so, naming the functions it calls that are
-defined outside the file.
+Never reported: thread-index intrinsics (``core::arch::nvptx::_thread_idx_x`` is an
+``unsafe fn``), barriers, shared/workgroup memory, atomics, ``get_unchecked``, calls of
+unsafe functions, inline assembly, and an ``unsafe fn`` kernel whose ecosystem requires it
+(cuda_std) or whose body does nothing of the above. In Rust-CUDA and cuda-oxide raw device
+pointers are the idiom, so dereferencing them is not reported there.
 """
 
 from __future__ import annotations
@@ -32,9 +31,9 @@ from tree_sitter import Node
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.model import Finding, Kernel, Level, Related, Span
 from offload_ls.analysis.rules import Rule
-from offload_ls.analysis.rules.heap_owning_kernel_arg import path_segments
 from offload_ls.analysis.rules.static_mut_in_kernel import StaticMuts
 from offload_ls.syntax.parse import node_text
+from offload_ls.syntax.paths import path_segments
 from offload_ls.syntax.queries import matches
 
 NAME = "unsafe_in_kernel"
@@ -53,36 +52,13 @@ OFFSET_METHODS = frozenset({"add", "sub", "offset", "byte_add", "byte_sub", "byt
 POINTER_METHODS = OFFSET_METHODS | {"wrapping_add", "wrapping_sub", "wrapping_offset",
                                      "cast", "cast_mut", "cast_const"}
 MAKES_POINTER = frozenset({"as_ptr", "as_mut_ptr"})
-#: Unsafe methods of slices, Option/Result and MaybeUninit.
-UNSAFE_METHODS = frozenset({"get_unchecked", "get_unchecked_mut", "unwrap_unchecked",
-                            "assume_init", "assume_init_read", "assume_init_ref",
-                            "assume_init_mut", "assume_init_drop"})
-#: Unsafe std/core functions by module (the path segment before the name).
-STD_UNSAFE = {
-    "ptr": frozenset({"read", "write", "read_volatile", "write_volatile", "read_unaligned",
-                      "write_unaligned", "copy", "copy_nonoverlapping", "write_bytes",
-                      "drop_in_place", "swap", "swap_nonoverlapping", "replace"}),
-    "mem": frozenset({"transmute", "transmute_copy", "zeroed", "uninitialized"}),
-    "slice": frozenset({"from_raw_parts", "from_raw_parts_mut"}),
-    "hint": frozenset({"unreachable_unchecked", "assert_unchecked"}),
-    "str": frozenset({"from_utf8_unchecked", "from_utf8_unchecked_mut"}),
-}
-#: Unsafe std functions whose bare name (after ``use``) is unambiguous.
-STD_UNSAFE_BARE = frozenset({"transmute", "transmute_copy", "from_raw_parts", "from_raw_parts_mut",
-                             "unreachable_unchecked", "copy_nonoverlapping", "read_volatile",
-                             "write_volatile", "from_utf8_unchecked"})
-#: core::arch::nvptx ``unsafe fn``s that are thread / block indices (stdarch crates/core_arch/src/nvptx).
-NVPTX_THREAD_INDEX = frozenset({f"_{w}_idx_{d}" for w in ("thread", "block") for d in "xyz"})
-#: Other core::arch::nvptx ``unsafe fn``s.
-NVPTX_INTRINSICS = frozenset({f"_{w}_dim_{d}" for w in ("block", "grid") for d in "xyz"}
-                             | {"_syncthreads", "__assert_fail"})
 
 _SCOPE_STOPS = {"impl_item", "trait_item", "mod_item"}
 
 
 @dataclass(frozen=True)
 class Purpose:
-    """One thing an unsafe context is used for: ``text`` for the message (e.g.
+    """One reportable thing an unsafe context does: ``text`` for the message (e.g.
     ``dereferences raw pointer `out```), ``span`` of its first occurrence."""
 
     text: str
@@ -93,7 +69,6 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     kernels = [k for k in ctx.kernels if k.body_span is not None]
     if not kernels:
         return
-    unsafe_fns, file_fns = ctx.facts.unsafe_names, ctx.facts.fn_names  # of the whole file
     statics = StaticMuts.of(ctx)
     for kernel in kernels:
         if b"unsafe" not in ctx.source[kernel.span.start : kernel.span.end]:
@@ -102,107 +77,75 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         fn = body.parent if body is not None else None
         if body is None or fn is None or fn.type != "function_item":
             continue
-        calls = ctx.fn_captures(fn)["thread_index"].get("fn", [])
-        thread_index_calls = {n.start_byte for n in calls if body.start_byte <= n.start_byte and n.end_byte <= body.end_byte}
-        yield from _check_kernel(kernel, fn, body, unsafe_fns, file_fns, statics, thread_index_calls)
+        derefs = not ctx.profile(kernel).raw_pointer_params
+        yield from _check_kernel(kernel, fn, body, statics, derefs)
 
 
-def _check_kernel(kernel: Kernel, fn: Node, body: Node, unsafe_fns: frozenset[str], file_fns: frozenset[str],
-                  statics: StaticMuts, thread_index_calls: set[int]) -> Iterator[Finding]:
-    """Findings for one kernel; ``thread_index_calls``: start bytes of the callee names of
-    thread-index calls in ``body`` (grammars/rust/thread_index.scm ``@fn``)."""
-    found = matches("unsafe_ops", body)
-    pointers = RawPointers(kernel, found)
-    blocks: list[Node] = []
-    purposes: dict[int, list[tuple[str, str, Node]]] = {}  # owner start -> (kind, name/text, node)
-    unknown_calls: dict[int, list[str]] = {}
+def _check_kernel(kernel: Kernel, fn: Node, body: Node, statics: StaticMuts, derefs: bool) -> Iterator[Finding]:
+    """Findings for one kernel; ``derefs``: raw-pointer dereferences are reportable (the
+    ecosystem's kernels take references)."""
+    purposes: dict[int, list[tuple[str, str, Node]]] = {}  # owner start -> (kind, text, node)
+    blocks: dict[int, Node] = {}
 
     def add(node: Node, kind: str, what: str) -> None:
         owner = _owner(node, fn)
         if owner is not None:
             purposes.setdefault(owner.start_byte, []).append((kind, what, node))
+            blocks[owner.start_byte] = owner
 
-    for _, caps in found:
-        if "block" in caps:
-            block = caps["block"][0]
-            if _enclosing_fn(block) == fn:  # not in a function nested in the kernel body
-                blocks.append(block)
-        elif "deref" in caps:
-            ptr = _root_pointer(caps["deref_operand"][0], pointers)
-            if ptr is not None:
-                add(caps["deref"][0], "deref", ptr)
-        elif "method_call" in caps:
-            method = node_text(caps["method"][0])
-            call = caps["method_call"][0]
-            ptr = _root_pointer(caps["receiver"][0], pointers)
-            if ptr is not None and method in DEREF_METHODS:
-                add(call, "deref", ptr)
-            elif ptr is not None and method in OFFSET_METHODS:
-                add(call, "offset", ptr)
-            elif method in UNSAFE_METHODS:
-                add(call, "text", f"calls unsafe method `{method}`")
-        elif "call" in caps:
-            callee = caps["callee"][0]
-            name = node_text(callee)
-            call = caps["call"][0]
-            segments = path_segments(caps["callee_path"][0])
-            if callee.start_byte in thread_index_calls and (name in NVPTX_THREAD_INDEX or name in unsafe_fns):
-                add(call, "text", f"calls thread-index intrinsic `{name}`")
-            elif name in NVPTX_INTRINSICS:
-                add(call, "text", f"calls GPU intrinsic `{name}`")
-            elif name in unsafe_fns and len(segments) == 1:
-                add(call, "text", f"calls unsafe function `{name}`")
-            elif len(segments) > 1 and name in STD_UNSAFE.get(segments[-2], ()):
-                add(call, "text", f"calls unsafe function `{segments[-2]}::{name}`")
-            elif len(segments) == 1 and name in STD_UNSAFE_BARE:
-                add(call, "text", f"calls unsafe function `{name}`")
-            elif name not in file_fns and not name[:1].isupper():
-                owner = _owner(call, fn)
-                if owner is not None:
-                    unknown_calls.setdefault(owner.start_byte, []).append("::".join(segments))
-        elif "asm" in caps:
-            add(caps["asm"][0], "text", "contains inline assembly (`asm!`)")
-
+    if derefs:
+        found = matches("unsafe_ops", body)
+        pointers = RawPointers(kernel, found)
+        for _, caps in found:
+            if "deref" in caps:
+                ptr = _root_pointer(caps["deref_operand"][0], pointers)
+                if ptr is not None:
+                    add(caps["deref"][0], "deref", ptr)
+            elif "method_call" in caps:
+                method = node_text(caps["method"][0])
+                if method in DEREF_METHODS:
+                    ptr = _root_pointer(caps["receiver"][0], pointers)
+                    if ptr is not None:
+                        add(caps["method_call"][0], "deref", ptr)
     for use in statics.uses_in(body):
+        if use.shared:
+            continue
         node = body.descendant_for_byte_range(use.span.start, use.span.end)
         if node is not None:
-            add(node, "text", f"accesses `static mut {use.name}`")
+            add(node, "static", use.name)
 
-    for block in sorted(blocks, key=lambda b: b.start_byte):
-        keyword = block.child(0)
-        span = Span(block.start_byte, keyword.end_byte if keyword is not None else block.start_byte)
-        found_here = _summarise(purposes.get(block.start_byte, []))
-        yield _finding(f"unsafe block in kernel `{kernel.name}`", span, found_here,
-                       unknown_calls.get(block.start_byte, []), "")
-    if kernel.is_unsafe_fn and kernel.unsafe_span is not None:
-        found_here = _summarise(purposes.get(fn.start_byte, []))
-        yield _finding(f"`unsafe fn` kernel `{kernel.name}`", kernel.unsafe_span, found_here,
-                       unknown_calls.get(fn.start_byte, []), " outside its `unsafe` blocks" if blocks else "")
+    for start in sorted(purposes):
+        owner = blocks[start]
+        found_here = _summarise(purposes[start])
+        if owner.type == "unsafe_block":
+            keyword = owner.child(0)
+            span = Span(owner.start_byte, keyword.end_byte if keyword is not None else owner.start_byte)
+            head = f"unsafe block in kernel `{kernel.name}`"
+        else:
+            if kernel.unsafe_span is None:
+                continue
+            span, head = kernel.unsafe_span, f"`unsafe fn` kernel `{kernel.name}`"
+        yield _finding(head, span, found_here, purposes[start])
 
 
-def _finding(head: str, span: Span, found: list[Purpose], unknown: list[str], where: str) -> Finding:
-    if found:
-        text = f"{head}: " + "; ".join(p.text for p in found)
-    else:
-        text = f"{head}: no unsafe operation recognised{where}"
-        names = list(dict.fromkeys(unknown))
-        if names:
-            listed = ", ".join(f"`{n}`" for n in names)
-            text += f"; it calls {listed}, defined outside this file"
-    return Finding(rule=NAME, span=span, message=text,
-                   related=tuple(Related(p.span, p.text) for p in found))
+def _finding(head: str, span: Span, found: list[Purpose], items) -> Finding:
+    kinds = {kind for kind, _, _ in items}
+    advice = []
+    if "deref" in kinds:
+        advice.append("take the buffer as a reference (`&[T; N]` / `&mut [T; N]`): no `unsafe`, bounds "
+                      "checks kept, and the compiler marks it `noalias`")
+    if "static" in kinds:
+        advice.append("pass the value as a kernel argument: a `static mut` is one variable for every GPU "
+                      "thread, without synchronisation")
+    text = f"{head}: " + "; ".join(p.text for p in found) + "; " + "; ".join(advice)
+    return Finding(rule=NAME, span=span, message=text, related=tuple(Related(p.span, p.text) for p in found))
 
 
 def _summarise(items: list[tuple[str, str, Node]]) -> list[Purpose]:
-    """Purposes of one unsafe context in order of first occurrence, each once; a pointer
-    that is dereferenced is not also listed as offset."""
-    derefed = {what for kind, what, _ in items if kind == "deref"}
+    """Reportable purposes of one unsafe context in order of first occurrence, each once."""
     out: dict[str, Purpose] = {}
     for kind, what, node in sorted(items, key=lambda i: (i[2].start_byte, -i[2].end_byte)):
-        if kind == "offset" and what in derefed:
-            continue
-        text = {"deref": f"dereferences raw pointer `{what}`",
-                "offset": f"offsets raw pointer `{what}`"}.get(kind, what)
+        text = f"dereferences raw pointer `{what}`" if kind == "deref" else f"accesses `static mut {what}`"
         out.setdefault(text, Purpose(text, Span(node.start_byte, node.end_byte)))
     return list(out.values())
 
@@ -333,7 +276,7 @@ def _root_pointer(expr: Node, pointers: RawPointers) -> str | None:
 RULE = Rule(
     name=NAME,
     default_level=Level.WARN,
-    summary="unsafe block or unsafe fn in a kernel, with what it is for (raw pointers, intrinsics, unsafe calls, static mut)",
+    summary="unsafe context in a kernel dereferences a raw pointer where references are the idiom, or uses a non-shared `static mut`",
     check=check,
     needs=frozenset({"kernels"}),
 )
