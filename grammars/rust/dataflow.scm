@@ -1,5 +1,6 @@
 ; Nodes the thread-index dataflow (analysis/indexing.py ThreadFlow) needs from one function,
-; collected in one pass instead of walking the tree in Python.
+; collected in one pass instead of walking the tree in Python. The unchecked-index methods
+; (p.add(i), s.get_unchecked(i), krnl's y.unsafe_index_mut(i)) come from the ecosystem profiles.
 (function_item) @fn
 (let_declaration) @let
 [(assignment_expression) (compound_assignment_expr)] @write
@@ -9,4 +10,4 @@
 (call_expression
   function: (field_expression
     field: (field_identifier) @method
-    (#any-of? @method "add" "offset" "get_unchecked" "get_unchecked_mut"))) @offset_call
+    (#any-of? @method "@@unchecked_index_methods@@"))) @offset_call

@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from functools import cache
 
 from tree_sitter import Node
 
+from offload_ls.analysis.ecosystems import profiles
 from offload_ls.syntax.parse import node_text
-from offload_ls.syntax.queries import captures, captures_many
+from offload_ls.syntax.queries import captures, captures_many, matches
 
 #: Expression nodes that hold no binding of their own and pass their operands through.
 _TRANSPARENT = {"parenthesized_expression", "type_cast_expression"}
@@ -298,6 +300,80 @@ def is_constant_name(name: str) -> bool:
     return any(ch.isalpha() for ch in name) and name == name.upper()
 
 
+#: Which source kinds (analysis/ecosystems ``Index.kind``) each dependence kind follows:
+#: ``all`` any thread index, ``global`` what differs between blocks, ``position`` a
+#: position in the whole launch, ``local`` a position within the block.
+_KINDS = {
+    "all": frozenset({"tid", "bid", "gid", "lid", "glin", "blin"}),
+    "global": frozenset({"bid", "gid", "glin", "blin"}),
+    "position": frozenset({"gid", "glin"}),
+    "local": frozenset({"tid", "lid"}),
+}
+
+
+def _kind(global_only: bool | str) -> str:
+    """``global_only`` as a dependence kind: False -> "all", True -> "global", or a kind."""
+    if global_only is True:
+        return "global"
+    if global_only is False:
+        return "all"
+    return global_only
+
+
+@cache
+def _name_kinds() -> dict[str, frozenset[str]]:
+    """Thread-index name (function, path function or constant) -> the kinds it has in any
+    ecosystem profile."""
+    out: dict[str, set[str]] = {}
+    for p in profiles().values():
+        for table in (p.index_fns, p.index_path_fns, p.index_consts):
+            for name, ix in table.items():
+                out.setdefault(name, set()).add(ix.kind)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+@cache
+def _param_kinds() -> dict[str, frozenset[str]]:
+    """Parameter attribute word (rust-gpu ``global_invocation_id``) -> kinds."""
+    out: dict[str, set[str]] = {}
+    for p in profiles().values():
+        for word, ix in p.index_params.items():
+            out.setdefault(word, set()).add(ix.kind)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def _source_name(node: Node) -> str:
+    """The name of a thread-index source node (a call's function name, or a constant)."""
+    if node.type == "call_expression":
+        fn = node.child_by_field_name("function")
+        if fn is not None and fn.type == "scoped_identifier":
+            fn = fn.child_by_field_name("name")
+        elif fn is not None and fn.type == "field_expression":
+            fn = fn.child_by_field_name("field")
+        return node_text(fn) if fn is not None else ""
+    return node_text(node)
+
+
+def _source_in_load(expr: Node, start: int) -> bool:
+    """Is the source starting at byte ``start`` inside the brackets of a load nested in
+    ``expr`` (``zones[_thread_idx_x()]`` is data read at a thread-dependent place)?"""
+    n = expr.descendant_for_byte_range(start, start)
+    return n is not None and _inside_load(n, expr)
+
+
+def _inside_load(ident: Node, expr: Node) -> bool:
+    """Is ``ident`` inside the brackets of an ``index_expression`` nested in ``expr`` (the
+    value read, ``zones[i]``, is data: it does not carry ``i``'s thread dependence)?"""
+    child, n = ident, ident.parent
+    while n is not None and child != expr:
+        if n.type == "index_expression" and n.named_child_count == 2 and n.named_children[1] == child:
+            return True
+        if n.start_byte < expr.start_byte or n.end_byte > expr.end_byte:
+            return False
+        child, n = n, n.parent
+    return False
+
+
 class FlowIndex:
     """The nodes of one function that :class:`ThreadFlow` reads, found once and shared by
     the flows built on the function (a kernel gets one per rule that follows its thread
@@ -329,15 +405,29 @@ class FlowIndex:
         self.indexes, self.offset_calls = own("index"), own("offset_call")
         self.idents = [n for n in own("ident") if _names_a_value(n)]
         self.ident_starts = [n.start_byte for n in self.idents]
-        self.sources = [(n.start_byte, n.end_byte) for n in caps["thread_index"].get("thread_index", [])]
-        self.global_sources = [(n.start_byte, n.end_byte) for n in caps["global_index"].get("global_index", [])]
+        kinds = _name_kinds()
+        #: dependence kind -> (start, end) of the thread-index sources of that kind
+        self.sources_by_kind: dict[str, list[tuple[int, int]]] = {k: [] for k in _KINDS}
+        for n in caps["thread_index"].get("thread_index", []):
+            nk = kinds.get(_source_name(n), frozenset())
+            for k, wanted in _KINDS.items():
+                if nk & wanted:
+                    self.sources_by_kind[k].append((n.start_byte, n.end_byte))
+        self.sources = self.sources_by_kind["all"]
+        self.global_sources = self.sources_by_kind["global"]
         params = fn.child_by_field_name("parameters")
-        self.thread_params: set[str] = set()
-        self.global_params: set[str] = set()
+        #: dependence kind -> names of parameters that are thread-index builtins of that kind
+        self.params_by_kind: dict[str, set[str]] = {k: set() for k in _KINDS}
         if params is not None and b"spirv" in (params.text or b""):  # every pattern needs #[spirv(..)]
-            pcaps = captures("thread_index_params", params)
-            self.thread_params = {node_text(n) for n in pcaps.get("thread_index_param", [])}
-            self.global_params = {node_text(n) for n in pcaps.get("global_index_param", [])}
+            pk = _param_kinds()
+            for _, m in matches("thread_index_params", params):
+                if "builtin" in m and "thread_index_param" in m:
+                    nk = pk.get(node_text(m["builtin"][0]), frozenset())
+                    for k, wanted in _KINDS.items():
+                        if nk & wanted:
+                            self.params_by_kind[k].add(node_text(m["thread_index_param"][0]))
+        self.thread_params = self.params_by_kind["all"]
+        self.global_params = self.params_by_kind["global"]
         self.assigned: dict[str, list[Node]] = {}
         for w in self.writes:
             left, right = w.child_by_field_name("left"), w.child_by_field_name("right")
@@ -368,8 +458,7 @@ class ThreadFlow:
         self.lets, self.writes, self.exits = ix.lets, ix.writes, ix.exits
         self.indexes, self.offset_calls = ix.indexes, ix.offset_calls
         self._idents, self._ident_starts = ix.idents, ix.ident_starts
-        self._sources, self._global_sources = ix.sources, ix.global_sources
-        self._thread_params, self._global_params = ix.thread_params, ix.global_params
+        self._sources_by_kind, self._params_by_kind = ix.sources_by_kind, ix.params_by_kind
         self._assigned = ix.assigned
         self._let_index = ix.let_index
         self._binding_memo = ix.binding_memo
@@ -386,12 +475,15 @@ class ThreadFlow:
 
     # ----------------------------------------------------------------- dependence
 
-    def is_source(self, node: Node, global_only: bool = False) -> bool:
-        """Does ``node`` contain a thread-index intrinsic or constant (thread_index.scm)?
-        With ``global_only``, only one that differs between workgroups (global_index.scm:
-        block index, whole-grid position), not a thread index within the block."""
-        sources = self._global_sources if global_only else self._sources
-        return any(node.start_byte <= s and e <= node.end_byte for s, e in sources)
+    def is_source(self, node: Node, global_only: bool | str = False) -> bool:
+        """Does ``node`` contain a thread-index intrinsic or constant (thread_index.scm),
+        not inside the brackets of a load? ``global_only``: True for one that differs
+        between blocks (block index, position in the launch), or a kind of
+        :data:`_KINDS` (``"position"``: a position in the whole launch; ``"local"``: within
+        the block)."""
+        sources = self._sources_by_kind[_kind(global_only)]
+        return any(node.start_byte <= s and e <= node.end_byte and not _source_in_load(node, s)
+                   for s, e in sources)
 
     def binding(self, ident: Node) -> Binding | None:
         """Binding of identifier node ``ident`` of this function (see :func:`find_binding`)."""
@@ -403,13 +495,14 @@ class ThreadFlow:
     def binding_depends(self, b: Binding, global_only: bool = False) -> bool:
         """Is the value bound by ``b`` derived from the thread index (with ``global_only``:
         from a block index or grid position, see :meth:`is_source`)?"""
+        global_only = _kind(global_only)
         key = (b.node.start_byte, b.node.end_byte, b.name, global_only)
         if key in self._dep_memo:
             return self._dep_memo[key]
         self._dep_memo[key] = False  # cycle guard (`let i = i + 1;` refers to an outer i)
         result = False
         if b.kind == "param":
-            names = self._global_params if global_only else self._thread_params
+            names = self._params_by_kind[global_only]
             result = b.name in names and b.node.parent is not None and b.node.parent.parent == self.fn
         elif b.kind in ("let", "pattern") and b.node.type == "let_declaration":
             if b.value is not None and self.depends(b.value, global_only):
@@ -438,6 +531,8 @@ class ThreadFlow:
         ``global_only``: see :meth:`is_source`."""
         out = []
         for ident in self.identifiers(expr):
+            if _inside_load(ident, expr):
+                continue  # `table[i]` is data read at a thread-dependent place, not an index
             b = self.binding(ident)
             if b is not None and self.binding_depends(b, global_only):
                 out.append((ident, b))
@@ -514,7 +609,7 @@ class ThreadFlow:
             result = not reassigned and self.uniform(b.value)
         elif b.kind == "param":
             own = b.node.parent is not None and b.node.parent.parent == self.fn
-            result = self.uniform_params and own and b.name not in self._thread_params
+            result = self.uniform_params and own and b.name not in self._params_by_kind["all"]
         self._uni_memo[key] = result
         return result
 

@@ -91,6 +91,10 @@ class Profile:
         host_macros: macros whose arguments run on the host while the kernel is built
             (CubeCL ``comptime!``): nothing inside them is device code.
         exits: macros that end the thread (CubeCL ``terminate!``), as ``return`` does.
+        unchecked_index_methods: methods that index without a bounds check
+            (``p.add(i)``, ``s.get_unchecked(i)``, krnl ``y.unsafe_index_mut(i)``).
+        per_thread_param_attrs: parameter attribute words that give each thread its own
+            element (krnl ``#[item] y: &mut f32``): writing it is no race.
         checked_launch: kernel attribute words whose launches turn out-of-bounds accesses
             into no-ops (CubeCL ``#[cube(launch)]``).
         launch_methods: method names on a kernel's path that launch it
@@ -117,6 +121,8 @@ class Profile:
     device_types: frozenset[str] = frozenset()
     host_macros: frozenset[str] = frozenset()
     exits: frozenset[str] = frozenset()
+    unchecked_index_methods: frozenset[str] = frozenset()
+    per_thread_param_attrs: frozenset[str] = frozenset()
     checked_launch: frozenset[str] = frozenset()
     launch_methods: frozenset[str] = frozenset()
     source: str = ""
@@ -197,7 +203,8 @@ def query_vocabulary() -> dict[str, str]:
     def q(names: set[str]) -> str:
         return " ".join(f'"{n}"' for n in sorted(names))
 
-    return {"thread_index_fns": q(fns), "thread_index_consts": q(consts), "global_index_fns": q(gfns),
+    unchecked = {m for p in profiles().values() for m in p.unchecked_index_methods}
+    return {"unchecked_index_methods": q(unchecked), "thread_index_fns": q(fns), "thread_index_consts": q(consts), "global_index_fns": q(gfns),
             "thread_index_path_fns": q(paths), "global_index_path_fns": q(gpaths),
             "global_index_consts": q(gconsts), "index_param_words": q(params), "global_param_words": q(gparams)}
 

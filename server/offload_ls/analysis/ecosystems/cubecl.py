@@ -38,5 +38,6 @@ PROFILE = Profile(
     host_macros=frozenset({"comptime"}),
     exits=frozenset({"terminate"}),
     launch_methods=frozenset({"launch", "launch_unchecked"}),
+    unchecked_index_methods=frozenset({"index_unchecked", "index_assign_unchecked"}),
     source="tracel-ai/cubecl crates/cubecl-core/src/frontend/topology.rs, cubecl-macros",
 )

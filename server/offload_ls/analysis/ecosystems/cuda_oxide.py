@@ -36,5 +36,6 @@ PROFILE = Profile(
     shared_types=frozenset({"SharedArray", "DynamicSharedArray"}),
     raw_pointer_params=True,
     device_macros=frozenset({"gpu_printf", "gpu_assert"}),
+    unchecked_index_methods=frozenset({"add", "offset", "get_unchecked", "get_unchecked_mut"}),
     source="NVlabs/cuda-oxide README.md, crates/cuda-macros/README.md, crates/cuda-device/src/{thread,shared}.rs",
 )

@@ -23,5 +23,7 @@ PROFILE = Profile(
     },
     barriers=frozenset({"barrier", "workgroup_memory_barrier_with_group_sync"}),
     shared_param_attrs=frozenset({"group"}),
+    unchecked_index_methods=frozenset({"unsafe_index", "unsafe_index_mut"}),
+    per_thread_param_attrs=frozenset({"item"}),
     source="charles-r-earp/krnl krnl-core/src/kernel.rs, krnl-macros, README",
 )

@@ -30,5 +30,6 @@ PROFILE = Profile(
     barriers=frozenset({"_syncthreads", "s_barrier", "barrier"}),
     shared_static_attrs=frozenset({("address_space", "shared")}),
     runtime_maps_arguments=True,
+    unchecked_index_methods=frozenset({"add", "offset", "get_unchecked", "get_unchecked_mut"}),
     source="rust-lang/rust tests/ui/offload, tests/run-make/offload, library/stdarch nvptx; docs/offload-notes.md",
 )

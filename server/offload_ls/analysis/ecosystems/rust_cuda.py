@@ -37,5 +37,6 @@ PROFILE = Profile(
     raw_pointer_params=True,
     device_macros=frozenset({"println", "print", "format", "vec", "assert_eq"}),
     device_types=frozenset({"Vec", "Box", "String"}),
+    unchecked_index_methods=frozenset({"add", "offset", "get_unchecked", "get_unchecked_mut"}),
     source="Rust-GPU/Rust-CUDA crates/cuda_std/src/thread.rs, crates/cuda_std/src/shared.rs, examples/",
 )

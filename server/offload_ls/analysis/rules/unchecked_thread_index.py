@@ -1,21 +1,28 @@
-"""unchecked_thread_index: device code indexes with a value computed from the thread / block
-index without first checking it against the length.
+"""unchecked_thread_index: device code indexes a buffer with a value computed from the
+thread's position in the whole launch, and no guard bounds that index.
 
 A launch usually covers a whole number of blocks, so ``grid * block`` exceeds the element
 count whenever the count is not a multiple of the block size; the extra threads index past
 the end. Safe indexing then panics (on the GPU: a trap that aborts the kernel); raw-pointer
 arithmetic (``p.add(i)``, ``get_unchecked(i)``) reads or writes out of bounds.
 
-A use is guarded (analysis/indexing.py ``bounds``) when it sits in the branch of an ``if``,
-``while``, match-arm guard or ``&&`` / ``||`` operand where a comparison bounds the variable
-(``i < n``, ``n > i``, the ``else`` of ``i >= n``), or after an early exit in the same or an
-enclosing block (``if i >= n { return; }``, ``assert!(i < n)``), the variable or one it is
-computed from. ``.get(i)`` / ``.get_mut(i)`` are never reported, nor are indexes reduced
-with ``%``, ``&``, ``.min(..)`` or ``.clamp(..)``, nor an index computed only from the thread
-index within the block (no block index / grid position, grammars/rust/global_index.scm) into
-an array bound by ``let`` in the same function — a shared-memory tile sized by the block. CubeCL kernels marked
-``#[cube(launch)]`` are skipped: CubeCL's checked mode turns out-of-bounds reads into zeros
-and drops out-of-bounds writes (cubecl-core ``CheckedIoProcessor``).
+An index is guarded when a guard on the way to it bounds *that* index expression
+(analysis/bounds.py): by the buffer's length, a runtime bound (``i < n``), or a constant
+not above the buffer's length (``lut: &mut [f32; 256]`` is not guarded by ``i < 1024``);
+``x[i + 1]`` is guarded by ``i < n - 1`` but ``x[i + stride]`` is not by ``i < stride``; a
+linearized ``row * w + col`` is guarded by ``row < h && col < w``. Guards are enclosing
+``if`` / ``while`` / match-arm conditions and ``&&`` / ``||`` operands, ``for`` ranges,
+early exits (``if i >= n { return; }``, ``assert!(i < n)``, CubeCL ``terminate!()``), and
+``if let Some(..) = x.get(i)``.
+
+Never reported: ``.get(i)`` / ``.get_mut(i)``; indexes reduced with ``%``, ``&``,
+``.min(..)`` or ``.clamp(..)``; an index computed only from the thread index within the
+block, or only from the block index (one block per row: the launch has as many blocks as
+rows); a thread-in-block index into a local array or block-shared memory (a tile sized by
+the block); an index whose bound cannot be worked out (``i / 2``, ``i >> s``, a value
+read from memory); kernels of a launch mode
+that checks bounds itself (CubeCL ``#[cube(launch)]``: out-of-bounds reads give zero and
+writes are dropped, cubecl-core ``checked_index_assign``) and their helpers.
 """
 
 from __future__ import annotations
@@ -24,26 +31,32 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
+from offload_ls.analysis.bounds import bounded, guards_at
+from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.indexing import ThreadFlow, bounds, diverges, named, strip
+from offload_ls.analysis.indexing import ThreadFlow, named, strip
 from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.rules import Rule
+from offload_ls.analysis.rules.static_mut_in_kernel import StaticMuts
 from offload_ls.analysis.std_names import THREAD_INDEX_HINTS, holds_any
-from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
+from offload_ls.syntax.parse import node_text
 
 NAME = "unchecked_thread_index"
 
-#: Methods whose argument is an element offset with no bounds check.
-_RAW_METHODS = ("add", "offset", "get_unchecked", "get_unchecked_mut")
 #: Methods / functions that bring an index into range.
 _CLAMPS = ("min", "clamp", "rem_euclid")
-_ASSERTS = ("assert", "debug_assert")
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
     checked = ctx.facts.cube_checked
     helpers_checked = ctx.facts.all_cube_checked  # every kernel of the file is in checked mode
     seen: set[tuple[int, int]] = set()
+    statics = None
+
+    def fold(node: Node) -> int | None:
+        expr = capture(node)
+        return ctx.facts.fold(expr) if expr is not None else None
+
     for dfn in ctx.device_fns:
         if dfn.kernel is not None and dfn.kernel.fn_start in checked:
             continue
@@ -55,22 +68,31 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         fn = body.parent if body is not None else None
         if fn is None or fn.type != "function_item":
             continue
+        profile = ctx.profile(dfn.kernel)
         flow = ThreadFlow(fn, index=ctx.flow_index(fn))
-        guard_stmts: dict[tuple[int, int], list[Node]] = {}
+
+        def resolve(ident: Node, flow=flow) -> Node | None:
+            b = flow.binding(ident)
+            if b is not None and b.kind == "let" and not b.mutable and b.value is not None:
+                return b.value
+            return None
+
         for use, index, raw in _index_uses(flow):
             key = (index.start_byte, index.end_byte)
             if key in seen or _clamped(index):
                 continue
-            tvars = flow.thread_vars(index)
-            if not tvars:
+            if not _launch_position(flow, index):
+                continue  # within-block or block-only index: bounded by the launch's shape
+            if statics is None:
+                statics = StaticMuts.of(ctx)
+            if _indexes_block_memory(use, flow, statics, profile):
                 continue
-            if not flow.thread_vars(index, global_only=True) and _indexes_a_local(use, flow):
-                continue  # a block-local index into a local (e.g. shared-memory) tile
-            names = flow.roots([b for _, b in tvars])
-            if _guarded(use, body, names, ctx.source, guard_stmts):
+            guards = guards_at(use, body, fold, profile.exits, ctx.source)
+            if bounded(index, guards, fold, resolve, _static_length(use, flow, fold), flow.depends):
                 continue
             seen.add(key)
-            var = node_text(tvars[0][0])
+            tvars = flow.thread_vars(index)
+            var = node_text(tvars[0][0]) if tvars else node_text(index)
             yield Finding(rule=NAME, span=Span(index.start_byte, index.end_byte),
                           message=message(var, node_text(use), raw, _len_hint(use, index, raw)))
 
@@ -114,20 +136,35 @@ def _index_uses(flow: ThreadFlow) -> list[tuple[Node, Node, bool]]:
     return out
 
 
-def _indexes_a_local(use: Node, flow: ThreadFlow) -> bool:
-    """Is the indexed buffer a variable bound by ``let`` in this function (a local array or
-    a shared-memory tile) rather than a parameter?"""
+def _launch_position(flow: ThreadFlow, index: Node) -> bool:
+    """Does ``index`` depend on the thread's position in the whole launch: a launch-wide
+    position (``index_1d()``, ``ABSOLUTE_POS``, ``global_invocation_id``) or a block index
+    combined with a thread index (``block_idx * block_dim + thread_idx``)? An index from
+    the block index alone (one block per row) or the thread index alone (bounded by the
+    block size) does not grow with a rounded-up grid."""
+    if flow.depends(index, "position"):
+        return True
+    return flow.depends(index, "global") and flow.depends(index, "local")
+
+
+def _base(use: Node) -> Node | None:
+    """The buffer expression of an index use: ``x`` of ``x[i]``, ``p`` of ``p.add(i)``."""
     if use.type == "index_expression":
-        node = named(use)[0]
-    else:
-        fn = use.child_by_field_name("function")
-        node = fn.child_by_field_name("value") if fn is not None else None
-    while node is not None:
+        return named(use)[0]
+    fn = use.child_by_field_name("function")
+    return fn.child_by_field_name("value") if fn is not None else None
+
+
+def _base_ident(use: Node) -> Node | None:
+    """The variable a buffer expression starts from (``x`` of ``(*x)[i]``, ``s.a[i]``)."""
+    node = _base(use)
+    depth = 0
+    while node is not None and depth < 16:
+        depth += 1
         node = strip(node)
-        if node.type == "identifier":
-            binding = flow.binding(node)
-            return binding is not None and binding.kind in ("let", "pattern")
-        if node.type == "unary_expression":
+        if node.type in ("identifier", "self"):
+            return node
+        if node.type in ("unary_expression", "reference_expression"):
             inner = named(node)
             node = inner[0] if inner else None
         elif node.type == "field_expression":
@@ -135,8 +172,59 @@ def _indexes_a_local(use: Node, flow: ThreadFlow) -> bool:
         elif node.type == "index_expression":
             node = named(node)[0]
         else:
+            return None
+    return None
+
+
+def _indexes_block_memory(use: Node, flow: ThreadFlow, statics: StaticMuts, profile) -> bool:
+    """Is the indexed buffer a local array, block-shared memory (a shared ``static mut``, a
+    workgroup-memory parameter such as rust-gpu's ``#[spirv(workgroup)]``, a let bound to
+    ``SharedMemory::new(..)`` / ``shared_array![..]``) rather than a global buffer?"""
+    node = _base_ident(use)
+    if node is None or node.type != "identifier":
+        return False
+    binding = flow.binding(node)
+    if binding is None:
+        name = node_text(node)
+        for scope in statics.in_block.values():
+            if name in scope and scope[name] in statics.shared_decls:
+                return True
+        return name in statics.shared
+    if binding.kind in ("let", "pattern"):
+        return True
+    if binding.kind == "param":  # parameter attributes are the `attribute_item`s before it
+        prev = binding.node.prev_named_sibling
+        if prev is None or prev.type != "attribute_item":
             return False
+        words = {node_text(n) for n in _identifiers(prev)}
+        return bool(words & profile.shared_param_attrs)
     return False
+
+
+def _identifiers(node: Node) -> list[Node]:
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "identifier":
+            out.append(n)
+        stack.extend(n.children)
+    return out
+
+
+def _static_length(use: Node, flow: ThreadFlow, fold) -> int | None:
+    """The length of the indexed buffer when its type says (a parameter or ``let`` of type
+    ``[T; N]`` / ``&[T; N]`` / ``&mut [T; N]``, ``N`` folded with the crate's constants)."""
+    node = _base_ident(use)
+    if node is None or node.type != "identifier":
+        return None
+    b = flow.binding(node)
+    t = b.type if b is not None else None
+    while t is not None and t.type in ("reference_type", "pointer_type"):
+        t = t.child_by_field_name("type")
+    if t is None or t.type != "array_type":
+        return None
+    length = t.child_by_field_name("length")
+    return fold(length) if length is not None else None
 
 
 def _clamped(index: Node) -> bool:
@@ -155,92 +243,6 @@ def _clamped(index: Node) -> bool:
         last = fn.child_by_field_name("name") if fn.type == "scoped_identifier" else fn
         return last is not None and node_text(last) == "min"
     return False
-
-
-def _guarded(use: Node, body: Node, names: set[str], source: bytes,
-             cache: dict[tuple[int, int], list[Node]]) -> bool:
-    """Is ``use`` inside a branch / after an exit that bounds one of ``names``? ``cache``
-    keeps each block's candidate guard statements (``if`` and macro statements)."""
-    child, node = use, use.parent
-    while node is not None:
-        t = node.type
-        if t == "if_expression":
-            cond = node.child_by_field_name("condition")
-            if cond is not None and child != cond:
-                holds = child == node.child_by_field_name("consequence")
-                if bounds(cond, names, holds):
-                    return True
-        elif t == "while_expression":
-            cond = node.child_by_field_name("condition")
-            if cond is not None and child == node.child_by_field_name("body") and bounds(cond, names, True):
-                return True
-        elif t == "match_arm":
-            pattern = node.child_by_field_name("pattern")
-            guard = pattern.child_by_field_name("condition") if pattern is not None else None
-            if guard is not None and child != pattern and bounds(guard, names, True):
-                return True
-        elif t == "binary_expression":
-            op = node.child_by_field_name("operator")
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if op is not None and left is not None and child == right:
-                if op.type == "&&" and bounds(left, names, True):
-                    return True
-                if op.type == "||" and bounds(left, names, False):
-                    return True
-        elif t == "block":
-            key = (node.start_byte, node.end_byte)
-            if key not in cache:
-                cache[key] = [st for st in node.named_children if _may_guard(st)]
-            for stmt in cache[key]:
-                if stmt.start_byte >= child.start_byte:
-                    break
-                if _exits_unless_bounded(stmt, names, source):
-                    return True
-        if node == body:
-            return False
-        child, node = node, node.parent
-    return False
-
-
-def _may_guard(stmt: Node) -> bool:
-    inner = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_child_count else stmt
-    return inner.type in ("if_expression", "macro_invocation")
-
-
-def _exits_unless_bounded(stmt: Node, names: set[str], source: bytes) -> bool:
-    """``if i >= n { return; }``, ``if i < n { .. } else { return; }``, ``assert!(i < n)``."""
-    inner = named(stmt)[0] if stmt.type == "expression_statement" and named(stmt) else stmt
-    if inner.type == "if_expression":
-        cond = inner.child_by_field_name("condition")
-        if cond is None:
-            return False
-        if diverges(inner.child_by_field_name("consequence")) and bounds(cond, names, False):
-            return True
-        alt = inner.child_by_field_name("alternative")
-        return alt is not None and diverges(alt) and bounds(cond, names, True)
-    if inner.type == "macro_invocation":
-        macro = inner.child_by_field_name("macro")
-        if macro is None or node_text(macro) not in _ASSERTS:
-            return False
-        tokens = next((c for c in inner.children if c.type == "token_tree"), None)
-        return tokens is not None and _assert_bounds(tokens, source, names)
-    return False
-
-
-def _assert_bounds(tokens: Node, source: bytes, names: set[str]) -> bool:
-    """Does the first argument of ``assert!(..)`` bound one of ``names``? The token tree is
-    re-parsed as a call's arguments (macro arguments are token trees; DESIGN.md "Known hard
-    parts")."""
-    if tokens.child_count < 2:
-        return False
-    start, end = tokens.children[0].end_byte, tokens.children[-1].start_byte
-    tree = parse(SNIPPET_PREFIX + source[start:end] + SNIPPET_SUFFIX)
-    call = snippet_call(tree)
-    if call is None:
-        return False
-    args = call.child_by_field_name("arguments")
-    first = named(args) if args is not None else []
-    return bool(first) and bounds(first[0], names, True)
 
 
 RULE = Rule(

@@ -9,7 +9,9 @@ closure, or under an ``if`` / ``while`` / ``match`` / ``&&`` condition (or after
 ``return`` / ``break`` / ``continue`` / ``?``) that is neither provably thread-independent nor
 an inequality, are skipped — ``if i == 0 { y[0] = s; }`` is the intended pattern, while
 ``if i < n { *total += x[i]; }`` still lets many threads race. A kernel whose every launch in
-the file has literal dimensions of exactly one thread in total is skipped.
+the file has literal dimensions of exactly one thread in total is skipped, and so are
+parameters that give each thread its own element (krnl ``#[item] y: &mut f32``, the
+ecosystem profile's ``per_thread_param_attrs``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.ecosystems import profiles
 from offload_ls.analysis.indexing import MAX_DEPTH, ThreadFlow, named, strip
 from offload_ls.analysis.model import Finding, Kernel, Level, Param, Span
 from offload_ls.analysis.rules import Rule
@@ -27,7 +30,13 @@ from offload_ls.syntax.parse import node_text
 NAME = "unindexed_kernel_write"
 
 _MUTABLE_KINDS = ("mut_ref", "mut_ptr")
-_POINTER_OFFSET = ("add", "offset", "wrapping_add", "wrapping_offset")
+_POINTER_OFFSET = frozenset({"add", "offset", "wrapping_add", "wrapping_offset"})
+
+
+def _offset_methods() -> frozenset[str]:
+    """``p.add(k)``-style methods whose argument is the element written (and each
+    ecosystem's unchecked indexing methods, krnl ``y.unsafe_index_mut(k)``)."""
+    return _POINTER_OFFSET | frozenset(m for p in profiles().values() for m in p.unchecked_index_methods)
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -38,7 +47,9 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         fn = body.parent if body is not None else None
         if fn is None or fn.type != "function_item":
             continue
-        params = {p.name.removeprefix("mut ").strip(): p for p in kernel.params if p.kind in _MUTABLE_KINDS}
+        per_thread = ctx.profile(kernel).per_thread_param_attrs
+        params = {p.name.removeprefix("mut ").strip(): p for p in kernel.params
+                  if p.kind in _MUTABLE_KINDS and not (per_thread and _has_attr(ctx, p, per_thread))}
         if not params:
             continue
         flow = ThreadFlow(fn, uniform_params=True, index=ctx.flow_index(fn))
@@ -54,6 +65,21 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             yield Finding(rule=NAME, span=Span(place.start_byte, place.end_byte),
                           message=message(node_text(place), _indexed(place, indices),
                                           write.type == "compound_assignment_expr", kernel, param))
+
+
+def _has_attr(ctx: FileContext, param: Param, words: frozenset[str]) -> bool:
+    """Does an attribute right before ``param`` (``#[item] y: &mut f32``) name one of ``words``?"""
+    node = ctx.node(param.span)
+    prev = node.prev_named_sibling if node is not None else None
+    if prev is None or prev.type != "attribute_item":
+        return False
+    stack = [prev]
+    while stack:
+        n = stack.pop()
+        if n.type == "identifier" and node_text(n) in words:
+            return True
+        stack.extend(n.children)
+    return False
 
 
 def message(place: str, indexed: str | None, compound: bool, kernel: Kernel, param: Param) -> str:
@@ -143,7 +169,7 @@ def _pointer_offset(node: Node) -> tuple[Node, Node] | None:
         return None
     field, value = fn.child_by_field_name("field"), fn.child_by_field_name("value")
     arg_list = named(args)
-    if field is None or value is None or node_text(field) not in _POINTER_OFFSET or len(arg_list) != 1:
+    if field is None or value is None or node_text(field) not in _offset_methods() or len(arg_list) != 1:
         return None
     return value, arg_list[0]
 

@@ -1,0 +1,716 @@
+"""Which upper bounds hold for an index expression at a point of a function: the guards
+on the way to it, and whether they bound *that* expression.
+
+An index is bounded when a guard compares the same expression (up to casts, parentheses
+and a constant offset) with a bound that is at most the buffer's length: ``x[i]`` under
+``if i < n``; ``x[i + 1]`` under ``if i < n - 1``; a linearized index ``row * w + col`` under
+``row < h && col < w`` (the stride is the bound of the inner index). ``x[i + stride]`` is
+not bounded by ``i < stride``, nor ``lut[i]`` (256 entries) by ``i < 1024``.
+
+Guards (:func:`guards_at`): the conditions of enclosing ``if`` / ``while`` / match-arm
+guards / ``&&`` and ``||`` operands (or their negation on the ``else`` side), ``for v in
+a..b`` loops (``v < b``), and earlier statements of enclosing blocks that leave unless a
+condition holds (``if i >= n { return; }``, ``assert!(i < n)``, ``let Some(..) = x.get(i)
+else { return }``, an ecosystem's exit macro such as CubeCL's ``terminate!()``).
+``if let Some(v) = x.get(i)`` / ``x.get_mut(i)`` bounds ``i`` by ``x.len()``;
+``(0..n).contains(&i)`` bounds ``i`` by ``n``.
+
+Expressions are compared by a canonical text (:func:`canon`): identifiers, fields, calls,
+literals and operators, without casts, parentheses and ``.get()`` / ``.into()``
+conversions. Pure syntax; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from offload_ls.analysis.consts import int_literal
+from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
+
+#: Deepest expression followed.
+MAX_DEPTH = 64
+#: Methods that convert a value without changing it (cuda-oxide ``ThreadIndex::get``).
+_TRANSPARENT_METHODS = frozenset({"get", "into", "try_into", "unwrap", "as_usize", "to_usize"})
+_ASSERTS = frozenset({"assert", "debug_assert"})
+
+
+@dataclass(frozen=True)
+class Affine:
+    """``key + off``: ``key`` the canonical text of the non-constant part ("" for a
+    constant), ``off`` an integer (a constant's value when ``key`` is "")."""
+
+    key: str
+    off: int
+
+
+@dataclass(frozen=True)
+class Guard:
+    """``expr < bound`` holds (strictly), both as :class:`Affine`; ``lower``: the guard is
+    ``expr >= bound`` instead. ``expr_node`` / ``bound_node``: the expressions (``None``
+    for a bound made up here, such as ``x.len()``), ``adj``: added to ``bound_node``."""
+
+    expr: Affine
+    bound: Affine
+    lower: bool = False
+    expr_node: Node | None = None
+    bound_node: Node | None = None
+    adj: int = 0
+
+
+def _named(node: Node) -> list[Node]:
+    return [c for c in node.named_children if not c.type.endswith("comment")]
+
+
+def strip(node: Node) -> Node:
+    """``node`` without parentheses, ``as`` casts and value-preserving conversions."""
+    depth = 0
+    while depth < MAX_DEPTH:
+        depth += 1
+        t = node.type
+        if t == "parenthesized_expression":
+            inner = _named(node)
+            if len(inner) != 1:
+                return node
+            node = inner[0]
+        elif t == "type_cast_expression":
+            v = node.child_by_field_name("value")
+            if v is None:
+                return node
+            node = v
+        elif t == "call_expression":
+            fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+            if fn is None or fn.type != "field_expression" or args is None or _named(args):
+                return node
+            field = fn.child_by_field_name("field")
+            if field is None or node_text(field) not in _TRANSPARENT_METHODS:
+                return node
+            v = fn.child_by_field_name("value")
+            if v is None:
+                return node
+            node = v
+        else:
+            return node
+    return node
+
+
+def canon(node: Node, depth: int = 0) -> str:
+    """Canonical text of an expression (see module docstring)."""
+    node = strip(node)
+    if depth > MAX_DEPTH:
+        return node_text(node)
+    t = node.type
+    if t == "integer_literal":
+        v = int_literal(node_text(node))
+        return str(v) if v is not None else node_text(node)
+    if t == "binary_expression":
+        op = node.child_by_field_name("operator")
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if op is None or left is None or right is None:
+            return node_text(node)
+        return f"({canon(left, depth + 1)}{op.type}{canon(right, depth + 1)})"
+    if t == "field_expression":
+        v, f = node.child_by_field_name("value"), node.child_by_field_name("field")
+        if v is None or f is None:
+            return node_text(node)
+        return f"{canon(v, depth + 1)}.{node_text(f)}"
+    if t == "call_expression":
+        fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        if fn is None or args is None:
+            return node_text(node)
+        inner = ",".join(canon(a, depth + 1) for a in _named(args))
+        return f"{canon(fn, depth + 1)}({inner})"
+    if t == "unary_expression":
+        op = node.child(0)
+        inner = _named(node)
+        if op is not None and inner:
+            return f"{op.type}{canon(inner[0], depth + 1)}"
+    return "".join(node_text(node).split())
+
+
+def affine(node: Node, fold: Callable[[Node], int | None] | None = None, depth: int = 0) -> Affine:
+    """``node`` as ``key + off``: constant terms added or subtracted at the top are taken
+    into ``off`` (``i + 1`` -> ("i", 1), ``n - 1`` -> ("n", -1), ``256`` -> ("", 256));
+    ``fold`` gives the value of a constant name (``N``) where known."""
+    node = strip(node)
+    value = _constant(node, fold)
+    if value is not None:
+        return Affine("", value)
+    if node.type == "binary_expression" and depth < MAX_DEPTH:
+        op = node.child_by_field_name("operator")
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if op is not None and left is not None and right is not None and op.type in ("+", "-"):
+            rv = _constant(strip(right), fold)
+            if rv is not None:
+                a = affine(left, fold, depth + 1)
+                return Affine(a.key, a.off + (rv if op.type == "+" else -rv))
+            lv = _constant(strip(left), fold)
+            if lv is not None and op.type == "+":
+                a = affine(right, fold, depth + 1)
+                return Affine(a.key, a.off + lv)
+    return Affine(canon(node), 0)
+
+
+def _constant(node: Node, fold: Callable[[Node], int | None] | None) -> int | None:
+    if node.type == "integer_literal":
+        return int_literal(node_text(node))
+    if fold is not None:
+        return fold(node)
+    return None
+
+
+# ------------------------------------------------------------------ guards on the path
+
+
+def conditions(cond: Node, holds: bool, fold, out: list[Guard], depth: int = 0) -> None:
+    """Append to ``out`` the bounds that ``cond`` being ``holds`` implies."""
+    if depth > MAX_DEPTH:
+        return
+    cond = strip(cond) if cond.type == "parenthesized_expression" else cond
+    t = cond.type
+    if t == "unary_expression":
+        op, inner = cond.child(0), _named(cond)
+        if op is not None and op.type == "!" and inner:
+            conditions(inner[0], not holds, fold, out, depth + 1)
+        return
+    if t == "let_chain":
+        if holds:
+            for part in _named(cond):
+                conditions(part, True, fold, out, depth + 1)
+        return
+    if t == "let_condition":
+        if holds:
+            value = cond.child_by_field_name("value")
+            if value is not None:
+                _get_call(value, fold, out)
+        return
+    if t == "call_expression":
+        if holds:
+            _contains_call(cond, fold, out)
+            _in_bounds_call(cond, fold, out)
+        return
+    if t != "binary_expression":
+        return
+    op_node = cond.child_by_field_name("operator")
+    op = op_node.type if op_node is not None else ""
+    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    if left is None or right is None:
+        return
+    if op == "&&":
+        if holds:
+            conditions(left, True, fold, out, depth + 1)
+            conditions(right, True, fold, out, depth + 1)
+        return
+    if op == "||":
+        if not holds:
+            conditions(left, False, fold, out, depth + 1)
+            conditions(right, False, fold, out, depth + 1)
+        return
+    if not holds:
+        op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}.get(op, "")
+    if op in ("<", "<="):
+        _less(left, right, 0 if op == "<" else 1, fold, out)
+    elif op in (">", ">="):
+        _less(right, left, 0 if op == ">" else 1, fold, out)
+    elif op == "==":  # i == k: bounded by k + 1 (and from below by k)
+        _less(left, right, 1, fold, out)
+        _less(right, left, 1, fold, out)
+
+
+def _less(small: Node, big: Node, adj: int, fold, out: list[Guard]) -> None:
+    """``small < big + adj``: an upper bound of ``small`` and a lower bound of ``big``
+    (``big >= small + 1 - adj``)."""
+    b = affine(big, fold)
+    s = affine(small, fold)
+    out.append(Guard(s, Affine(b.key, b.off + adj), False, small, big, adj))
+    out.append(Guard(b, Affine(s.key, s.off + 1 - adj), True, big, small, 1 - adj))
+
+
+def _get_call(value: Node, fold, out: list[Guard]) -> None:
+    """``x.get(i)`` / ``x.get_mut(i)`` (an ``if let`` / ``let .. else`` value): i < x.len()."""
+    value = strip(value) if value.type == "parenthesized_expression" else value
+    if value.type != "call_expression":
+        return
+    fn, args = value.child_by_field_name("function"), value.child_by_field_name("arguments")
+    if fn is None or fn.type != "field_expression" or args is None:
+        return
+    field, recv = fn.child_by_field_name("field"), fn.child_by_field_name("value")
+    a = _named(args)
+    if field is not None and recv is not None and node_text(field) in ("get", "get_mut") and len(a) == 1:
+        out.append(Guard(affine(a[0], fold), Affine(f"{canon(recv)}.len()", 0), False, a[0], None, 0))
+
+
+def _contains_call(call: Node, fold, out: list[Guard]) -> None:
+    """``(a..b).contains(&i)``: i < b (``..=b``: i <= b)."""
+    fn, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+    if fn is None or fn.type != "field_expression" or args is None:
+        return
+    field, recv = fn.child_by_field_name("field"), fn.child_by_field_name("value")
+    a = _named(args)
+    if field is None or recv is None or node_text(field) != "contains" or len(a) != 1:
+        return
+    rng = strip(recv)
+    if rng.type != "range_expression":
+        return
+    arg = a[0]
+    if arg.type == "reference_expression":
+        inner = arg.child_by_field_name("value")
+        arg = inner if inner is not None else arg
+    _range_bound(rng, arg, fold, out)
+
+
+def _in_bounds_call(call: Node, fold, out: list[Guard]) -> None:
+    """cuda-oxide ``idx.in_bounds(len)``: idx < len."""
+    fn, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
+    if fn is None or fn.type != "field_expression" or args is None:
+        return
+    field, recv = fn.child_by_field_name("field"), fn.child_by_field_name("value")
+    a = _named(args)
+    if field is not None and recv is not None and node_text(field) == "in_bounds" and len(a) == 1:
+        _less(recv, a[0], 0, fold, out)
+
+
+def _range_bound(rng: Node, var: Node, fold, out: list[Guard]) -> None:
+    kids = rng.children
+    end = None
+    inclusive = False
+    for i, c in enumerate(kids):
+        if c.type in ("..", "..="):
+            inclusive = c.type == "..="
+            rest = [k for k in kids[i + 1:] if k.is_named and not k.type.endswith("comment")]
+            end = rest[0] if rest else None
+    if end is None:
+        return
+    _less(var, end, 1 if inclusive else 0, fold, out)
+    start = next((k for k in rng.children if k.is_named and not k.type.endswith("comment")), None)
+    if start is not None and start.end_byte <= end.start_byte and start != end:
+        _less(start, var, 1, fold, out)  # start <= var
+
+
+def guards_at(use: Node, body: Node, fold, exits: frozenset[str] = frozenset(),
+              source: bytes | None = None) -> list[Guard]:
+    """Every bound that holds where ``use`` is evaluated, from ``body`` (the function's
+    block) down to it. ``exits``: macros that end the thread (as ``return`` does);
+    ``source``: the file's bytes, to read ``assert!`` arguments."""
+    out: list[Guard] = []
+    child, node = use, use.parent
+    while node is not None:
+        t = node.type
+        if t == "if_expression":
+            cond = node.child_by_field_name("condition")
+            if cond is not None and child != cond:
+                conditions(cond, child == node.child_by_field_name("consequence"), fold, out)
+        elif t == "else_clause":
+            pass
+        elif t == "while_expression":
+            cond = node.child_by_field_name("condition")
+            if cond is not None and child == node.child_by_field_name("body"):
+                conditions(cond, True, fold, out)
+        elif t == "for_expression":
+            pattern, value = node.child_by_field_name("pattern"), node.child_by_field_name("value")
+            if child == node.child_by_field_name("body") and pattern is not None and value is not None:
+                rng = _range_of(value)
+                if rng is not None:
+                    _range_bound(rng, pattern, fold, out)
+        elif t == "match_arm":
+            pattern = node.child_by_field_name("pattern")
+            guard = pattern.child_by_field_name("condition") if pattern is not None else None
+            if guard is not None and child != pattern:
+                conditions(guard, True, fold, out)
+        elif t == "binary_expression":
+            op = node.child_by_field_name("operator")
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if op is not None and left is not None and child == right:
+                if op.type == "&&":
+                    conditions(left, True, fold, out)
+                elif op.type == "||":
+                    conditions(left, False, fold, out)
+        elif t == "block":
+            for stmt in _named(node):
+                if stmt.start_byte >= child.start_byte:
+                    break
+                _exit_guard(stmt, fold, exits, source, out)
+        if node == body:
+            break
+        child, node = node, node.parent
+    return out
+
+
+def _range_of(value: Node) -> Node | None:
+    """The range a ``for`` loop walks: ``a..b``, ``(a..b).step_by(s)``, ``(a..b).rev()``."""
+    depth = 0
+    v = strip(value)
+    while depth < 8:
+        depth += 1
+        if v.type == "range_expression":
+            return v
+        if v.type == "call_expression":
+            fn = v.child_by_field_name("function")
+            if fn is not None and fn.type == "field_expression":
+                recv = fn.child_by_field_name("value")
+                if recv is None:
+                    return None
+                v = strip(recv)
+                continue
+        return None
+    return None
+
+
+def diverges(node: Node | None, exits: frozenset[str]) -> bool:
+    """Does ``node`` (a block / else clause / expression) always leave: a top-level
+    ``return`` / ``break`` / ``continue``, ``panic!`` / ``unreachable!``, or an exit macro."""
+    if node is None:
+        return False
+    if node.type in ("return_expression", "break_expression", "continue_expression"):
+        return True
+    if node.type == "else_clause":
+        return any(diverges(c, exits) for c in _named(node))
+    if node.type == "macro_invocation":
+        m = node.child_by_field_name("macro")
+        name = node_text(m).rsplit("::", 1)[-1] if m is not None else ""
+        return name in ("panic", "unreachable", "todo", "unimplemented") or name in exits
+    if node.type != "block":
+        return False
+    for stmt in _named(node):
+        inner = _named(stmt)[0] if stmt.type == "expression_statement" and _named(stmt) else stmt
+        if diverges(inner, exits) and inner.type != "block":
+            return True
+    return False
+
+
+def _exit_guard(stmt: Node, fold, exits: frozenset[str], source: bytes | None, out: list[Guard]) -> None:
+    """Bounds implied by an earlier statement that leaves unless they hold."""
+    inner = _named(stmt)[0] if stmt.type == "expression_statement" and _named(stmt) else stmt
+    if inner.type == "if_expression":
+        cond = inner.child_by_field_name("condition")
+        if cond is None:
+            return
+        if diverges(inner.child_by_field_name("consequence"), exits):
+            conditions(cond, False, fold, out)
+        alt = inner.child_by_field_name("alternative")
+        if alt is not None and diverges(alt, exits):
+            conditions(cond, True, fold, out)
+    elif inner.type == "let_declaration":
+        alt = inner.child_by_field_name("alternative")
+        value = inner.child_by_field_name("value")
+        if alt is not None and value is not None and diverges(alt, exits):
+            _get_call(value, fold, out)
+    elif inner.type == "macro_invocation" and source is not None:
+        macro = inner.child_by_field_name("macro")
+        if macro is None or node_text(macro).rsplit("::", 1)[-1] not in _ASSERTS:
+            return
+        tokens = next((c for c in inner.children if c.type == "token_tree"), None)
+        if tokens is None or tokens.child_count < 2:
+            return
+        start, end = tokens.children[0].end_byte, tokens.children[-1].start_byte
+        tree = parse(SNIPPET_PREFIX + source[start:end] + SNIPPET_SUFFIX)
+        call = snippet_call(tree)
+        args = call.child_by_field_name("arguments") if call is not None else None
+        first = _named(args) if args is not None else []
+        if first:
+            conditions(first[0], True, fold, out)
+
+
+# ------------------------------------------------------------------ is an index bounded
+
+
+def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], Node | None],
+            length: int | None, is_thread: Callable[[Node], bool] = lambda n: False) -> bool:
+    """Is ``index`` (an expression) below the buffer's length wherever ``guards`` hold?
+
+    First, a guard on the same expression (up to a constant offset, :func:`affine`);
+    then an upper bound of the index as a polynomial (:func:`upper_bound`: guarded
+    variables at their largest value, immutable ``let``s followed, other values symbols)
+    compared with the extents the guards describe (a bound, or the product of two or
+    three bounds: ``row * w + col`` under ``row < h && col < w`` is below ``h * w``).
+
+    Args:
+        fold: value of a constant expression node (``N``, ``4 * M``), or ``None``.
+        resolve: the value an identifier was bound to by an immutable ``let`` (to look
+            through ``let i = idx as usize;``), or ``None``.
+        length: the buffer's length when known (an array ``[T; N]``), for constant bounds.
+        is_thread: does a node's value depend on the thread index (such a value with no
+            guard has no upper bound).
+    """
+    e = affine(index, fold)
+    for g in guards:
+        if g.lower or g.expr.key != e.key:
+            continue
+        # index = X - g.expr.off + e.off < bound - g.expr.off + e.off
+        slack = g.bound.off - g.expr.off + e.off
+        if g.bound.key == "":
+            if length is None or slack <= length:
+                return True
+        elif slack <= 0:
+            return True
+    ub = _Bounds(guards, fold, resolve, is_thread)
+    top = ub.of(index, 1)
+    if top is UNKNOWN:
+        return True  # not an expression bounds can be worked out for: not reported
+    if top is None:
+        return False
+    if ub.linear(index):
+        return True
+    if _is_const(top):
+        c = top.get((), 0)
+        if length is not None:
+            return c <= length - 1
+        return any(_is_const(x) and c <= x.get((), 0) - 1 for x in ub.extents())
+    if length is not None and not _is_const(top):
+        pass  # a symbolic bound cannot be compared with a constant length: use the extents
+    return any(_le_minus_one(_sub(top, x)) for x in ub.extents())
+
+
+Poly = dict  # monomial (sorted tuple of symbol keys) -> integer coefficient
+
+
+class _Unknown:
+    """An expression outside what :class:`_Bounds` models (``/``, ``%``, ``>>``, calls
+    other than ``min`` / ``clamp`` / ``saturating_sub``)."""
+
+    def __repr__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()
+
+
+def _is_const(p: Poly) -> bool:
+    return all(m == () for m, c in p.items() if c)
+
+
+def _add(a: Poly, b: Poly, k: int = 1) -> Poly:
+    out = dict(a)
+    for m, c in b.items():
+        out[m] = out.get(m, 0) + k * c
+    return {m: c for m, c in out.items() if c}
+
+
+def _sub(a: Poly, b: Poly) -> Poly:
+    return _add(a, b, -1)
+
+
+def _mul(a: Poly, b: Poly) -> Poly:
+    out: Poly = {}
+    for ma, ca in a.items():
+        for mb, cb in b.items():
+            m = tuple(sorted(ma + mb))
+            out[m] = out.get(m, 0) + ca * cb
+    return {m: c for m, c in out.items() if c}
+
+
+def _le_minus_one(p: Poly) -> bool:
+    """``p <= -1`` for every non-negative value of its symbols."""
+    return all(c <= 0 for m, c in p.items() if m != ()) and p.get((), 0) <= -1
+
+
+class _Bounds:
+    """Upper / lower bounds of expressions as polynomials over the symbols (values the
+    same for every thread) under a list of guards."""
+
+    def __init__(self, guards: list[Guard], fold, resolve, is_thread) -> None:
+        self.guards, self.fold, self.resolve, self.is_thread = guards, fold, resolve, is_thread
+        self.upper: dict[str, list[Guard]] = {}
+        self.lower: dict[str, list[Guard]] = {}
+        for g in guards:
+            if g.expr.off == 0 and g.expr.key:
+                (self.lower if g.lower else self.upper).setdefault(g.expr.key, []).append(g)
+        self._busy: set[str] = set()
+
+    def extents(self) -> list[Poly]:
+        """What an index may be proved below: each upper guard's bound (without its
+        constant term when it has symbols: ``y < h - 1`` guards an interior row of an
+        ``h``-row grid), and products of two or three of them (a linearized 2-D / 3-D
+        index)."""
+        bounds = []
+        for g in self.guards:
+            if g.lower:
+                continue
+            p = self.exact(g.bound_node) if g.bound_node is not None else {(g.bound.key,): 1} if g.bound.key else {}
+            if not isinstance(p, dict):
+                continue
+            p = _add(p, {(): g.adj}) if g.bound_node is not None else _add(p, {(): g.bound.off})
+            if not _is_const(p):
+                p = {m: c for m, c in p.items() if m != ()}  # `y < h - 1`: the extent is h rows
+            bounds.append(p)
+        out = list(bounds)
+        for i in range(len(bounds)):
+            for j in range(i + 1, len(bounds)):
+                out.append(_mul(bounds[i], bounds[j]))
+                for k in range(j + 1, len(bounds)):
+                    out.append(_mul(_mul(bounds[i], bounds[j]), bounds[k]))
+        return out
+
+    def exact(self, node: Node) -> Poly | None:
+        """A uniform expression as a polynomial (symbols for what is not a constant)."""
+        return self.of(node, 0)
+
+    def of(self, node: Node, sign: int, depth: int = 0) -> Poly | None:
+        """Largest (``sign`` 1), smallest (-1) or exact (0) value of ``node``; ``None``
+        when not known (a thread-dependent value without a guard)."""
+        if depth > MAX_DEPTH:
+            return None
+        node = strip(node)
+        v = _constant(node, self.fold)
+        if v is not None:
+            return {(): v} if v else {}
+        t = node.type
+        if t == "binary_expression":
+            op = node.child_by_field_name("operator")
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if op is None or left is None or right is None:
+                return None
+            if op.type == "+":
+                return _combine(self.of(left, sign, depth + 1), self.of(right, sign, depth + 1), _add)
+            if op.type == "-":
+                return _combine(self.of(left, sign, depth + 1), self.of(right, -sign, depth + 1), _sub)
+            if op.type == "*":
+                lc, rc = _constant(strip(left), self.fold), _constant(strip(right), self.fold)
+                if lc is not None or rc is not None:
+                    c, other = (lc, right) if lc is not None else (rc, left)
+                    p = self.of(other, sign if c >= 0 else -sign, depth + 1)
+                    return _combine({(): c}, p, _mul)
+                if sign < 0:
+                    return {}  # both factors are non-negative indexes / sizes
+                return _combine(self.of(left, sign, depth + 1), self.of(right, sign, depth + 1), _mul)
+            return UNKNOWN
+        if t == "call_expression":
+            found = self._clamp_call(node, sign, depth)
+            if found is not False:
+                return found
+        key = canon(node)
+        if sign != 0:
+            found = self.lower.get(key) if sign < 0 else self.upper.get(key)
+            if found and key not in self._busy:
+                self._busy.add(key)
+                try:
+                    for g in found:
+                        p = self.of(g.bound_node, sign, depth + 1) if g.bound_node is not None else \
+                            ({(g.bound.key,): 1} if g.bound.key else {})
+                        if isinstance(p, dict):
+                            adj = g.adj if g.bound_node is not None else g.bound.off
+                            return _add(p, {(): adj - 1} if sign > 0 else {(): adj})
+                finally:
+                    self._busy.discard(key)
+        if t == "if_expression" and sign > 0:
+            return self._if_value(node, depth)
+        thread = self.is_thread(node)
+        if node.type == "identifier":
+            value = self.resolve(node)
+            if value is not None:
+                found = self.of(value, sign, depth + 1)
+                if thread or isinstance(found, dict):
+                    return found
+                # a uniform value the model cannot express (`(len + 1) / 2`): a symbol
+        if thread:
+            return {} if sign < 0 else None
+        if t not in ("identifier", "field_expression", "self", "scoped_identifier", "call_expression"):
+            return UNKNOWN
+        return {(key,): 1}
+
+    def _if_value(self, node: Node, depth: int):
+        """Largest value of ``if c { a } else { b }``: each branch's value under the
+        condition (or its negation), the larger one when they differ by a constant."""
+        cond = node.child_by_field_name("condition")
+        cons, alt = node.child_by_field_name("consequence"), node.child_by_field_name("alternative")
+        if cond is None or cons is None or alt is None:
+            return UNKNOWN
+        values = []
+        for branch, holds in ((cons, True), (alt, False)):
+            block = branch if branch.type == "block" else next((c for c in _named(branch) if c.type == "block"), None)
+            tail = _named(block)[-1] if block is not None and _named(block) else None
+            if tail is None or tail.type.endswith("_statement") or tail.type == "let_declaration":
+                return UNKNOWN
+            extra: list[Guard] = []
+            conditions(cond, holds, self.fold, extra)
+            sub = _Bounds(self.guards + extra, self.fold, self.resolve, self.is_thread)
+            values.append(sub.of(tail, 1, depth + 1))
+        a, b = values
+        if a is UNKNOWN or b is UNKNOWN:
+            return UNKNOWN
+        if a is None or b is None:
+            return None
+        d = _sub(a, b)
+        if _is_const(d):
+            return a if d.get((), 0) >= 0 else b
+        return UNKNOWN
+
+    def linear(self, node: Node, depth: int = 0) -> bool:
+        """``a * s + w`` (``let``s followed) with ``s`` the same for every thread and both
+        ``a`` and ``w`` bounded from above: a row-major index whose row stride the code
+        knows (``row * input.stride(0) + col`` under ``row < rows`` and ``col < cols``)."""
+        if depth > 8:
+            return False
+        node = strip(node)
+        if node.type == "identifier" and self.is_thread(node):
+            value = self.resolve(node)
+            return value is not None and self.linear(value, depth + 1)
+        if node.type != "binary_expression":
+            return False
+        op = node.child_by_field_name("operator")
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if op is None or op.type != "+" or left is None or right is None:
+            return False
+        for mul, w in ((left, right), (right, left)):
+            m = self._product(mul, depth)
+            if m is None:
+                continue
+            a, stride = m
+            if self.is_thread(stride) or _constant(strip(stride), self.fold) is not None:
+                continue
+            if isinstance(self.of(a, 1), dict) and isinstance(self.of(w, 1), dict):
+                return True
+        return False
+
+    def _product(self, node: Node, depth: int) -> tuple[Node, Node] | None:
+        node = strip(node)
+        if node.type == "identifier" and self.is_thread(node):
+            value = self.resolve(node)
+            return self._product(value, depth + 1) if value is not None and depth < 8 else None
+        if node.type != "binary_expression":
+            return None
+        op = node.child_by_field_name("operator")
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if op is None or op.type != "*" or left is None or right is None:
+            return None
+        return (left, right) if self.is_thread(left) else (right, left)
+
+    def _clamp_call(self, node: Node, sign: int, depth: int):
+        """Bounds of ``a.min(b)`` / ``min(a, b)``, ``a.clamp(lo, hi)``,
+        ``a.saturating_sub(b)``; ``False`` for any other call."""
+        fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        if fn is None or args is None:
+            return False
+        a = _named(args)
+        if fn.type == "field_expression":
+            field, recv = fn.child_by_field_name("field"), fn.child_by_field_name("value")
+            name = node_text(field) if field is not None else ""
+            operands = [recv, *a] if recv is not None else a
+        else:
+            last = fn.child_by_field_name("name") if fn.type == "scoped_identifier" else fn
+            name = node_text(last) if last is not None else ""
+            operands = a
+        if name == "min" and len(operands) == 2:
+            if sign <= 0:
+                return {} if sign < 0 else UNKNOWN
+            for x in reversed(operands):  # the bound is usually the argument
+                p = self.of(x, 1, depth + 1)
+                if isinstance(p, dict):
+                    return p
+            return None
+        if name == "clamp" and len(operands) == 3:
+            return self.of(operands[2], sign, depth + 1) if sign > 0 else self.of(operands[1], sign, depth + 1)
+        if name == "saturating_sub" and len(operands) == 2:
+            return self.of(operands[0], 1, depth + 1) if sign > 0 else {}
+        return False
+
+
+def _combine(a, b, op):
+    """``op(a, b)`` for polynomials; UNKNOWN wins over ``None`` (no bound), then ``None``."""
+    if a is UNKNOWN or b is UNKNOWN:
+        return UNKNOWN
+    if a is None or b is None:
+        return None
+    return op(a, b)
