@@ -367,11 +367,35 @@ class FileFacts:
 
     @cached_property
     def _threads_by_kernel(self) -> dict[str | None, list[int | None]]:
+        """Kernel name -> total threads of each of its launches (file and crate), folded
+        with the crate's constants and the form's default dimensions; ``None`` where not
+        known."""
         out: dict[str | None, list[int | None]] = {}
-        for s in self.summaries:
-            for la in s.launches:
-                out.setdefault(la.kernel, []).append(la.total_threads)
+        for name, launches in self._all_launches.items():
+            out[name] = [self.total_threads(la) for la in launches]
         return out
+
+    def full_dims(self, launch: Launch) -> tuple[tuple[int | None, ...] | None, tuple[int | None, ...] | None]:
+        """:meth:`launch_dims` with the launch form's defaults where it gives none (the
+        ecosystem profile's ``launch_defaults``: ``offload!`` runs one thread by default)."""
+        wg, th = self.launch_dims(launch)
+        defaults = profile(Ecosystem.OFFLOAD).launch_defaults.get(launch.form)
+        if defaults is not None:
+            wg = wg if wg is not None else defaults[0]
+            th = th if th is not None else defaults[1]
+        return wg, th
+
+    def total_threads(self, launch: Launch) -> int | None:
+        """Threads in total of ``launch``, ``None`` unless every dimension is known."""
+        wg, th = self.full_dims(launch)
+        if not wg or not th:
+            return None
+        total = 1
+        for d in (*wg, *th):
+            if d is None:
+                return None
+            total *= d
+        return total
 
     @cached_property
     def _launches_by_kernel(self) -> dict[str | None, list[Launch]]:
@@ -385,8 +409,8 @@ class FileFacts:
         return list(self._launches_by_kernel.get(kernel_name, ()))
 
     def single_thread(self, kernel_name: str) -> bool:
-        """Every launch of ``kernel_name`` (at least one) has literal dimensions of exactly
-        one thread in total."""
+        """Every launch of ``kernel_name`` (at least one, in the file or its crate) runs
+        exactly one thread in total (dimensions folded, defaults filled in)."""
         threads = self._threads_by_kernel.get(kernel_name)
         return bool(threads) and all(t == 1 for t in threads)
 

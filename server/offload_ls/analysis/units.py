@@ -364,6 +364,7 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
 
     fn_nodes = anchors.get("fn", [])
     gated_ranges = _gated_ranges(caps.get("cfg_attributes", empty), memo)
+    gated_ranges += _device_attr_ranges(anchors.get("attr", []))
     if unit.gate:
         gated_ranges.append((unit.start, unit.end))
     callee_nodes = caps.get("calls", empty).get("callee", [])
@@ -535,6 +536,26 @@ def _gated_ranges(cfg_caps: dict[str, list[Node]], memo: dict[bytes, bool]) -> l
             target = attributed_item(attr)
             if target is not None:
                 out.append((target.start_byte, target.end_byte))
+    return out
+
+
+def _device_fn_attrs() -> frozenset[str]:
+    return frozenset(a for p in profiles().values() for a in p.device_fn_attrs)
+
+
+def _device_attr_ranges(attrs: list[Node]) -> list[tuple[int, int]]:
+    """Byte ranges of the functions an ecosystem's device-function attribute applies to
+    (CubeCL ``#[cube]``, cuda-oxide ``#[device]``: the profiles' ``device_fn_attrs``)."""
+    wanted = _device_fn_attrs()
+    out = []
+    for attr in attrs:
+        a = next((c for c in attr.named_children if c.type == "attribute"), None)
+        head = a.named_children[0] if a is not None and a.named_children else None
+        if head is None or node_text(head).rsplit("::", 1)[-1] not in wanted:
+            continue
+        target = attributed_item(attr)
+        if target is not None and target.type == "function_item":
+            out.append((target.start_byte, target.end_byte))
     return out
 
 

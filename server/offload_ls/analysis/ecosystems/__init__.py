@@ -93,6 +93,14 @@ class Profile:
         exits: macros that end the thread (CubeCL ``terminate!``), as ``return`` does.
         unchecked_index_methods: methods that index without a bounds check
             (``p.add(i)``, ``s.get_unchecked(i)``, krnl ``y.unsafe_index_mut(i)``).
+        mutable_param_types: parameter types (base name) through which a kernel writes
+            buffers besides ``&mut`` and ``*mut`` (krnl ``UnsafeSlice<f32>``).
+        device_fn_attrs: attributes that make a function device code without making it a
+            kernel (CubeCL ``#[cube]``, cuda-oxide ``#[device]``).
+        launch_defaults: launch form -> (workgroup dims, thread dims) a launch of that form
+            uses when it gives none (``offload!``: ``[1, 1, 1]`` each).
+        default_block: thread dims a launch uses when it names none of its own and the
+            kernel declares none (CubeCL ``CubeDim::default()`` is 16 x 16 x 1).
         per_thread_param_attrs: parameter attribute words that give each thread its own
             element (krnl ``#[item] y: &mut f32``): writing it is no race.
         checked_launch: kernel attribute words whose launches turn out-of-bounds accesses
@@ -123,6 +131,10 @@ class Profile:
     exits: frozenset[str] = frozenset()
     unchecked_index_methods: frozenset[str] = frozenset()
     per_thread_param_attrs: frozenset[str] = frozenset()
+    mutable_param_types: frozenset[str] = frozenset()
+    device_fn_attrs: frozenset[str] = frozenset()
+    launch_defaults: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
+    default_block: tuple[int, ...] | None = None
     checked_launch: frozenset[str] = frozenset()
     launch_methods: frozenset[str] = frozenset()
     source: str = ""

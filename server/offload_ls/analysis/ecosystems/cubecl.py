@@ -39,5 +39,7 @@ PROFILE = Profile(
     exits=frozenset({"terminate"}),
     launch_methods=frozenset({"launch", "launch_unchecked"}),
     unchecked_index_methods=frozenset({"index_unchecked", "index_assign_unchecked"}),
+    device_fn_attrs=frozenset({"cube"}),
+    default_block=(16, 16, 1),
     source="tracel-ai/cubecl crates/cubecl-core/src/frontend/topology.rs, cubecl-macros",
 )

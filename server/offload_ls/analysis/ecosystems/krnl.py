@@ -25,5 +25,6 @@ PROFILE = Profile(
     shared_param_attrs=frozenset({"group"}),
     unchecked_index_methods=frozenset({"unsafe_index", "unsafe_index_mut"}),
     per_thread_param_attrs=frozenset({"item"}),
+    mutable_param_types=frozenset({"UnsafeSlice"}),
     source="charles-r-earp/krnl krnl-core/src/kernel.rs, krnl-macros, README",
 )

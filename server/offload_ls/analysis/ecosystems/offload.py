@@ -30,6 +30,9 @@ PROFILE = Profile(
     barriers=frozenset({"_syncthreads", "s_barrier", "barrier"}),
     shared_static_attrs=frozenset({("address_space", "shared")}),
     runtime_maps_arguments=True,
+    # library/core/src/offload/mod.rs (rust-lang/rust): `offload!` fills in
+    # workgroup_dim = [1, 1, 1], thread_dim = [1, 1, 1], dyn_cache = 0 when absent
+    launch_defaults={"offload!": ((1, 1, 1), (1, 1, 1))},
     unchecked_index_methods=frozenset({"add", "offset", "get_unchecked", "get_unchecked_mut"}),
     source="rust-lang/rust tests/ui/offload, tests/run-make/offload, library/stdarch nvptx; docs/offload-notes.md",
 )
