@@ -2,10 +2,11 @@
 
 ; offload! { kernel = .., workgroup_dim = .., thread_dim = .., args = (..) }
 ; launch!(module.kernel<<<grid, block, smem, stream>>>(args..))   (Rust-CUDA)
+; cuda_launch! { kernel: k, stream: s, module: m, config: cfg, args: [..] }   (cuda-oxide)
 (macro_invocation
   macro: [(identifier) @macro
           (scoped_identifier name: (identifier) @macro)]
-  (#any-of? @macro "offload" "launch")
+  (#any-of? @macro "offload" "launch" "cuda_launch")
   (token_tree) @tokens) @launch
 
 ; core::intrinsics::offload(kernel, [..], [..], (args,))  (also std::intrinsics::, intrinsics::)

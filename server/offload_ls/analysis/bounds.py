@@ -65,7 +65,8 @@ def _named(node: Node) -> list[Node]:
 
 
 def strip(node: Node) -> Node:
-    """``node`` without parentheses, ``as`` casts and value-preserving conversions."""
+    """``node`` without parentheses, ``as`` casts, value-preserving conversions and
+    blocks whose only content is their value (``unsafe { i }``)."""
     depth = 0
     while depth < MAX_DEPTH:
         depth += 1
@@ -80,6 +81,12 @@ def strip(node: Node) -> Node:
             if v is None:
                 return node
             node = v
+        elif t in ("unsafe_block", "block"):  # `unsafe { _thread_idx_x() }`: its value
+            block = node if t == "block" else next((c for c in node.named_children if c.type == "block"), None)
+            inner = _named(block) if block is not None else []
+            if len(inner) != 1 or inner[0].type.endswith("_statement") or inner[0].type == "let_declaration":
+                return node
+            node = inner[0]
         elif t == "call_expression":
             fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
             if fn is None or fn.type != "field_expression" or args is None or _named(args):

@@ -237,6 +237,10 @@ class FileFacts:
         file's first."""
         return list(self._all_launches.get(name, ()))
 
+    def launch_in_file(self, launch: Launch) -> bool:
+        """``launch`` is one of this file's (not of another file of the crate)."""
+        return any(la is launch for la in self.launches)
+
     def kernel_anywhere(self, name: str) -> Kernel | None:
         """The kernel (marked, or a function a launch names) called ``name`` in the file,
         else in its crate; with ``#[kernel]`` resolved to its ecosystem."""

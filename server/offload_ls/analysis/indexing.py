@@ -418,10 +418,13 @@ class FlowIndex:
         params = fn.child_by_field_name("parameters")
         #: dependence kind -> names of parameters that are thread-index builtins of that kind
         self.params_by_kind: dict[str, set[str]] = {k: set() for k in _KINDS}
+        #: parameter name -> the attribute word that makes it a thread index
+        self.param_words: dict[str, str] = {}
         if params is not None and b"spirv" in (params.text or b""):  # every pattern needs #[spirv(..)]
             pk = _param_kinds()
             for _, m in matches("thread_index_params", params):
                 if "builtin" in m and "thread_index_param" in m:
+                    self.param_words[node_text(m["thread_index_param"][0])] = node_text(m["builtin"][0])
                     nk = pk.get(node_text(m["builtin"][0]), frozenset())
                     for k, wanted in _KINDS.items():
                         if nk & wanted:
@@ -459,6 +462,8 @@ class ThreadFlow:
         self.indexes, self.offset_calls = ix.indexes, ix.offset_calls
         self._idents, self._ident_starts = ix.idents, ix.ident_starts
         self._sources_by_kind, self._params_by_kind = ix.sources_by_kind, ix.params_by_kind
+        #: parameter name -> the attribute word that makes it a thread index
+        self.param_words = ix.param_words
         self._assigned = ix.assigned
         self._let_index = ix.let_index
         self._binding_memo = ix.binding_memo

@@ -66,7 +66,8 @@ def launches_from_captures(caps: dict[str, list[Node]], source: bytes) -> list[L
         name = node_text(macro) if macro is not None else ""
         for tokens in node.children:
             if tokens.type == "token_tree":  # one site per token tree, as the query matches
-                launch = (_offload_macro if name == "offload" else _cuda_launch)(node, tokens, source)
+                parse_macro = {"offload": _offload_macro, "cuda_launch": _oxide_launch}.get(name, _cuda_launch)
+                launch = parse_macro(node, tokens, source)
                 if launch is not None:
                     launches.append(launch)
     for key, bare in (("call", False), ("bare_call", True)):
@@ -159,6 +160,8 @@ def dim_exprs(node: Node, scope: Node | None, depth: int = 0) -> tuple | None:
         fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
         if fn is not None and args is not None and fn.type == "scoped_identifier":
             name = fn.child_by_field_name("name")
+            if name is not None and node_text(name) == "default":
+                return None  # CubeDim::default(): the ecosystem's default block
             if name is not None and node_text(name) in ("new", "new_1d", "new_2d", "new_3d", "Static", "new_single"):
                 if node_text(name) == "new_single":
                     return (("int", 1), ("int", 1), ("int", 1))
@@ -336,6 +339,83 @@ def _reparsed_dims(expr: Node, at: Node) -> tuple | None:
     return dim_exprs(expr, None)
 
 
+# ----------------------------------------------------------------- cuda-oxide
+
+
+def _oxide_launch(node: Node, tokens: Node, source: bytes) -> Launch | None:
+    """cuda-oxide ``cuda_launch! { kernel: k, stream: s, module: m, config: cfg, args: [..] }``
+    (crates/cuda-macros/README.md): the fields are re-parsed as a struct expression's;
+    ``config`` is a ``LaunchConfig { grid_dim, block_dim, .. }`` literal, a ``let`` of one, or
+    ``LaunchConfig::for_num_elems(n)`` (1-D, blocks computed from ``n``)."""
+    start, end = _inner_range(tokens)
+    prefix = b"S{"
+    tree = parse(SNIPPET_PREFIX + prefix + source[start:end] + b"}" + SNIPPET_SUFFIX)
+    base = start - len(SNIPPET_PREFIX) - len(prefix)
+    call = snippet_call(tree)
+    args_node = call.child_by_field_name("arguments") if call is not None else None
+    struct = _named(args_node)[0] if args_node is not None and _named(args_node) else None
+    body = struct.child_by_field_name("body") if struct is not None else None
+    if body is None:
+        return None
+
+    def span(n: Node) -> Span:
+        return Span(n.start_byte + base, n.end_byte + base)
+
+    kernel = kernel_span = None
+    args: tuple[LaunchArg, ...] = ()
+    wg_expr = th_expr = None
+    fields: list[tuple[str, Span]] = []
+    for f in _named(body):
+        if f.type != "field_initializer":
+            continue
+        name, value = f.child_by_field_name("field"), f.child_by_field_name("value")
+        if name is None or value is None:
+            continue
+        key = node_text(name)
+        fields.append((key, span(name)))
+        if key == "kernel":
+            k = _last_segment(value)
+            kernel, kernel_span = node_text(k), span(k)
+        elif key == "args" and value.type == "array_expression":
+            args = tuple(LaunchArg(node_text(a), span(a)) for a in _named(value))
+        elif key == "config":
+            wg_expr, th_expr = _launch_config(value, node)
+    return Launch(form="cuda_launch!", kernel=kernel, kernel_span=kernel_span,
+                  span=Span(node.start_byte, node.end_byte), args=args,
+                  workgroup_expr=wg_expr, thread_expr=th_expr, fields=tuple(fields))
+
+
+def _launch_config(value: Node, at: Node, depth: int = 0) -> tuple[tuple | None, tuple | None]:
+    """(grid dims, block dims) of a cuda-oxide ``LaunchConfig`` expression; a dimension
+    computed at run time is ``None`` in its tuple."""
+    from offload_ls.analysis.indexing import find_binding  # noqa: PLC0415
+
+    if depth > _LET_DEPTH:
+        return None, None
+    if value.type == "identifier":
+        b = find_binding(node_text(value), at)
+        if b is not None and b.kind == "let" and b.value is not None:
+            return _launch_config(b.value, b.value, depth + 1)
+        return None, None
+    if value.type == "struct_expression":
+        body = value.child_by_field_name("body")
+        grid = block = None
+        for f in _named(body) if body is not None else ():
+            name, v = f.child_by_field_name("field"), f.child_by_field_name("value")
+            if name is None or v is None:
+                continue
+            if node_text(name) == "grid_dim":
+                grid = dim_exprs(v, None)
+            elif node_text(name) == "block_dim":
+                block = dim_exprs(v, None)
+        return grid, block
+    if value.type == "call_expression":
+        fn = value.child_by_field_name("function")
+        if fn is not None and fn.type == "scoped_identifier" and node_text(fn).endswith("for_num_elems"):
+            return (None,), None  # as many blocks as the element count needs
+    return None, None
+
+
 # ----------------------------------------------------------------- CubeCL and krnl
 
 
@@ -367,6 +447,7 @@ def _krnl_dispatch(call: Node, arguments: Node) -> Launch | None:
     node = call.child_by_field_name("function")
     node = node.child_by_field_name("value") if node is not None else None
     steps = 0
+    grid: tuple | None = None
     while node is not None and steps < 32:
         steps += 1
         if node.type == "try_expression":
@@ -385,8 +466,16 @@ def _krnl_dispatch(call: Node, arguments: Node) -> Launch | None:
             args = _named(arguments)
             return Launch(form="krnl", kernel=node_text(k), kernel_span=Span(k.start_byte, k.end_byte),
                           span=Span(call.start_byte, call.end_byte),
-                          args=tuple(LaunchArg(node_text(a), Span(a.start_byte, a.end_byte)) for a in args))
+                          args=tuple(LaunchArg(node_text(a), Span(a.start_byte, a.end_byte)) for a in args),
+                          workgroup_expr=grid)
         if fn.type == "field_expression":
+            method = fn.child_by_field_name("field")
+            margs = node.child_by_field_name("arguments")
+            if method is not None and margs is not None and _named(margs):
+                if node_text(method) == "with_groups":
+                    grid = dim_exprs(_named(margs)[0], call)
+                elif node_text(method) == "with_global_threads" and grid is None:
+                    grid = (None,)  # groups enough for the global threads: computed at run time
             node = fn.child_by_field_name("value")
             continue
         return None

@@ -204,14 +204,16 @@ def writable_params(ctx, kernel) -> dict[str, Param]:
     """The kernel's parameters it can write a buffer through, by name: ``&mut T``, ``*mut
     T`` and the ecosystem profile's ``mutable_param_types`` (krnl ``UnsafeSlice``), but not
     those that give each thread its own element (``per_thread_param_attrs``: krnl
-    ``#[item] y: &mut f32``)."""
+    ``#[item] y: &mut f32``) nor block-shared memory (``shared_param_attrs``: rust-gpu
+    ``#[spirv(workgroup)]``, krnl ``#[group]``)."""
     prof = ctx.profile(kernel)
     out = {}
     for p in kernel.params:
         base = p.type_text.split("<", 1)[0].rsplit("::", 1)[-1].strip()
         if p.kind not in _MUTABLE_KINDS and base not in prof.mutable_param_types:
             continue
-        if prof.per_thread_param_attrs and param_has_attr(ctx.node(p.span), prof.per_thread_param_attrs):
-            continue
+        skip = prof.per_thread_param_attrs | prof.shared_param_attrs
+        if skip and param_has_attr(ctx.node(p.span), skip):
+            continue  # one element per thread, or block-shared memory (not a launch-wide buffer)
         out[p.name.removeprefix("mut ").strip()] = p
     return out

@@ -47,6 +47,7 @@ _MODULES = (
     "aliased_launch_args",
     "unindexed_kernel_write",
     "unchecked_thread_index",
+    "thread_index_collision",
     "host_only_api_in_kernel",
     "heap_owning_kernel_arg",
     "interior_mutability_kernel_arg",

@@ -1,0 +1,159 @@
+"""An index expression as a polynomial over thread-index atoms and uniform symbols.
+
+Atoms (analysis/ecosystems ``Index``): ``tid.x`` (thread within its block along x),
+``bid.x`` (block), ``bdim.x`` (threads per block), ``gdim.x`` (blocks), ``gid.x``
+(``bid.x * bdim.x + tid.x``, a position in the whole launch), and the linear ones
+``lid`` (within the block), ``glin`` (the whole launch) and ``blin`` (the block). Values
+the same for every thread (parameters, constants) are symbols named by their text.
+
+``block_idx_x() * block_dim_x() + thread_idx_x()`` is ``{bid.x*bdim.x: 1, tid.x: 1}``;
+``id.x`` of a rust-gpu ``#[spirv(global_invocation_id)] id: UVec3`` is ``{gid.x: 1}``.
+Through immutable ``let``s, casts, parentheses and ``+ - *``; anything else is not a
+form (``None``). Pure syntax; no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tree_sitter import Node
+
+from offload_ls.analysis.bounds import _add, _mul, _sub, strip
+from offload_ls.analysis.consts import int_literal
+from offload_ls.analysis.ecosystems import Index, Profile, profiles
+from offload_ls.analysis.indexing import ThreadFlow
+from offload_ls.syntax.parse import node_text
+
+MAX_DEPTH = 48
+_FIELDS = {"x": "x", "y": "y", "z": "z", "0": "x", "1": "y", "2": "z"}
+
+Poly = dict
+
+
+def atom(ix: Index, dim: str | None = None) -> str:
+    """The atom name of an index meaning (``tid.x``, ``glin``)."""
+    d = dim if dim is not None else ix.dim
+    return f"{ix.kind}.{d}" if d else ix.kind
+
+
+def _lookup(profile: Profile, name: str) -> Index | None:
+    found = profile.index_of(name)
+    if found is not None:
+        return found
+    for p in profiles().values():  # a name of another ecosystem used in this one
+        found = p.index_of(name)
+        if found is not None:
+            return found
+    return None
+
+
+class IndexForms:
+    """Index forms of the expressions of one function.
+
+    Args:
+        flow: the function's :class:`~offload_ls.analysis.indexing.ThreadFlow`.
+        profile: the kernel's ecosystem profile (what each thread-index name means).
+        fold: value of a constant expression node, or ``None``.
+        param_index: parameter name -> meaning, for thread-index parameters
+            (rust-gpu ``#[spirv(global_invocation_id)] id``).
+    """
+
+    def __init__(self, flow: ThreadFlow, profile: Profile, fold: Callable[[Node], int | None],
+                 param_index: dict[str, Index]) -> None:
+        self.flow, self.profile, self.fold, self.param_index = flow, profile, fold, param_index
+
+    def of(self, node: Node, depth: int = 0) -> Poly | None:
+        if depth > MAX_DEPTH:
+            return None
+        node = strip(node)
+        t = node.type
+        if t == "integer_literal":
+            v = int_literal(node_text(node))
+            return None if v is None else ({(): v} if v else {})
+        if t == "binary_expression":
+            op = node.child_by_field_name("operator")
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if op is None or left is None or right is None or op.type not in ("+", "-", "*"):
+                return None
+            a, b = self.of(left, depth + 1), self.of(right, depth + 1)
+            if a is None or b is None:
+                return None
+            return {"+": _add, "-": _sub, "*": _mul}[op.type](a, b)
+        vector = self.vector(node, depth)
+        if vector is not None:
+            return None  # a whole vector is not an index
+        if t == "field_expression":
+            field = node.child_by_field_name("field")
+            value = node.child_by_field_name("value")
+            d = _FIELDS.get(node_text(field)) if field is not None else None
+            if d is not None and value is not None:
+                ix = self.vector(strip(value), depth + 1)
+                if ix is not None:
+                    return {(atom(ix, d),): 1}
+        ix = self.source(node)
+        if ix is not None:
+            return {(atom(ix),): 1} if ix.dim != "*" else None
+        if t == "identifier":
+            name = node_text(node)
+            b = self.flow.binding(node)
+            if b is not None and b.kind == "param" and name in self.param_index:
+                pix = self.param_index[name]
+                return {(atom(pix),): 1} if pix.dim != "*" else None
+            if b is not None and b.kind == "let" and b.value is not None and not b.mutable:
+                return self.of(b.value, depth + 1)
+            if b is not None and b.kind == "let" and b.mutable:
+                if self.flow.depends(node):
+                    return self.of(b.value, depth + 1) if b.value is not None else None  # its first value
+        if self.fold is not None:
+            v = self.fold(node)
+            if v is not None:
+                return {(): v} if v else {}
+        if self.flow.depends(node):
+            return None
+        return {("".join(node_text(node).split()),): 1}
+
+    def source(self, node: Node) -> Index | None:
+        """The meaning of a thread-index call or constant (``_thread_idx_x()``,
+        ``thread::index_1d()``, ``kernel.global_id()``, ``ABSOLUTE_POS``)."""
+        if node.type == "call_expression":
+            fn = node.child_by_field_name("function")
+            if fn is None:
+                return None
+            if fn.type == "generic_function":
+                fn = fn.child_by_field_name("function")
+            if fn is not None and fn.type == "scoped_identifier":
+                fn = fn.child_by_field_name("name")
+            elif fn is not None and fn.type == "field_expression":
+                fn = fn.child_by_field_name("field")
+            return _lookup(self.profile, node_text(fn)) if fn is not None else None
+        if node.type == "identifier" and node_text(node) in _const_names():
+            return _lookup(self.profile, node_text(node))
+        return None
+
+    def vector(self, node: Node, depth: int = 0) -> Index | None:
+        """The meaning of a vector-valued thread index (``dim == "*"``): a call
+        (``thread::index_2d()``), a builtin parameter (``id: UVec3``), or a ``let`` of one."""
+        if depth > MAX_DEPTH:
+            return None
+        ix = self.source(node)
+        if ix is not None:
+            return ix if ix.dim == "*" else None
+        if node.type == "identifier":
+            b = self.flow.binding(node)
+            if b is None:
+                return None
+            if b.kind == "param":
+                pix = self.param_index.get(node_text(node))
+                return pix if pix is not None and pix.dim == "*" else None
+            if b.kind == "let" and b.value is not None and not b.mutable:
+                return self.vector(strip(b.value), depth + 1)
+        return None
+
+
+def _const_names() -> frozenset[str]:
+    return frozenset(n for p in profiles().values() for n in p.index_consts)
+
+
+def uses(form: Poly, name: str) -> bool:
+    """Does an atom (``tid.x``) or kind prefix occur in any monomial of ``form``?"""
+    return any(name in m for m in form)
