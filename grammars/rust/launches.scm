@@ -45,3 +45,11 @@
 (call_expression
   function: (field_expression field: (field_identifier) @krnl_method (#eq? @krnl_method "dispatch"))
   arguments: (arguments) @krnl_args) @krnl_dispatch
+
+; wgpu: a compute pipeline's entry point names a rust-gpu shader: entry_point: Some("main_cs")
+(field_initializer
+  field: (field_identifier) @wgpu_field (#eq? @wgpu_field "entry_point")
+  value: [(string_literal (string_content) @wgpu_name)
+          (call_expression
+            function: (identifier) @wgpu_some (#eq? @wgpu_some "Some")
+            arguments: (arguments (string_literal (string_content) @wgpu_name)))]) @wgpu_entry

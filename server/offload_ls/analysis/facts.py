@@ -488,7 +488,8 @@ class FileFacts:
                 if d:
                     e = ExternDecl(e.name, tuple(None if p is None else ExternParam(p.type_text, p.kind,
                                                                                     shift.span(p.type_span, d))
-                                                 for p in e.params))
+                                                 for p in e.params),
+                                   None if e.name_span is None else shift.span(e.name_span, d))
                 out.setdefault(e.name, []).append(e)
         return out
 

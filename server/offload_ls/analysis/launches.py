@@ -18,7 +18,9 @@ Forms (grammars/rust/launches.scm):
   ``k::launch_unchecked`` (cubecl-macros generates both for ``#[cube(launch)]`` /
   ``#[cube(launch_unchecked)]``); ``CubeCount::Static(x, y, z)`` and
   ``CubeDim::new(x, y, z)`` give the dimensions;
-- krnl ``module::k::builder()?..build(device)?.dispatch(args..)``.
+- krnl ``module::k::builder()?..build(device)?.dispatch(args..)``;
+- wgpu ``ComputePipelineDescriptor { entry_point: Some("main_cs"), .. }`` naming a rust-gpu
+  shader (form ``"wgpu"``: a name only; the dispatch is elsewhere).
 
 Launch dimensions are kept as constant expressions (analysis/consts.py) so that the
 crate's constants can fold them; an identifier bound by a ``let`` in the launching
@@ -85,6 +87,9 @@ def launches_from_captures(caps: dict[str, list[Node]], source: bytes) -> list[L
         launch = _krnl_dispatch(call, arguments)
         if launch is not None:
             launches.append(launch)
+    for entry, name in zip(caps.get("wgpu_entry", []), caps.get("wgpu_name", [])):
+        launches.append(Launch(form="wgpu", kernel=node_text(name), kernel_span=Span(name.start_byte, name.end_byte),
+                               span=Span(entry.start_byte, entry.end_byte), args=()))
     launches.sort(key=lambda launch: launch.span.start)
     return launches
 

@@ -67,6 +67,8 @@ class Param:
         pointee: type text behind a reference or pointer (``[f32; N]``), else ``None``.
         elem_bytes: for a pointer/reference to one primitive scalar (``*mut f32``), its size
             in bytes; else ``None``.
+        attrs: the words of the attributes written before the parameter (``#[item]`` ->
+            ``("item",)``, ``#[spirv(workgroup)]`` -> ``("spirv", "workgroup")``).
     """
 
     name: str
@@ -77,6 +79,7 @@ class Param:
     kind: str
     pointee: str | None = None
     elem_bytes: int | None = None
+    attrs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

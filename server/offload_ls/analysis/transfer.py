@@ -50,6 +50,7 @@ def classify_param(param: Node, ecosystem: Ecosystem) -> Param:
     if not ecosystem.runtime_maps_arguments:
         transfer = Transfer.UNKNOWN
     return Param(
+        attrs=_attr_words(param),
         name=name,
         type_text=node_text(type_node),
         span=Span(param.start_byte, param.end_byte),
@@ -81,3 +82,19 @@ def type_shape(type_node: Node) -> tuple[str, str | None, int | None]:
     if t == "primitive_type":
         return "scalar", None, None
     return "other", None, None
+
+
+def _attr_words(param: Node) -> tuple[str, ...]:
+    """Identifiers in the attributes right before a ``parameter`` node, in order."""
+    words: list[str] = []
+    prev = param.prev_named_sibling
+    while prev is not None and prev.type == "attribute_item":
+        stack, found = [prev], []
+        while stack:
+            n = stack.pop()
+            if n.type == "identifier":
+                found.append(n)
+            stack.extend(n.children)
+        words = [node_text(n) for n in sorted(found, key=lambda n: n.start_byte)] + words
+        prev = prev.prev_named_sibling
+    return tuple(words)

@@ -224,10 +224,11 @@ class ExternParam:
 @dataclass(frozen=True, slots=True)
 class ExternDecl:
     """``fn name(..);`` in an ``extern`` block: its ``parameter`` children (``None`` for
-    one without a type)."""
+    one without a type), and the span of its name."""
 
     name: str
     params: tuple[ExternParam | None, ...]
+    name_span: Span | None = None
 
 
 @dataclass(frozen=True)
@@ -619,7 +620,8 @@ def _extern_decl(decl: Node) -> ExternDecl:
             continue
         t = p.child_by_field_name("type")
         params.append(None if t is None else ExternParam(node_text(t), type_shape(t)[0], Span(t.start_byte, t.end_byte)))
-    return ExternDecl(node_text(name) if name is not None else "", tuple(params))
+    return ExternDecl(node_text(name) if name is not None else "", tuple(params),
+                      Span(name.start_byte, name.end_byte) if name is not None else None)
 
 
 def _cube_launch(markers: dict[str, list[Node]]) -> set[int]:

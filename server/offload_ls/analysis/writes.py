@@ -182,21 +182,6 @@ def _has_arm_guard(match: Node) -> bool:
 
 
 
-def param_has_attr(param_node: Node | None, words: frozenset[str]) -> bool:
-    """Does an attribute right before parameter node ``param_node`` (``#[item] y: &mut f32``)
-    name one of ``words``?"""
-    prev = param_node.prev_named_sibling if param_node is not None else None
-    if prev is None or prev.type != "attribute_item":
-        return False
-    stack = [prev]
-    while stack:
-        n = stack.pop()
-        if n.type == "identifier" and node_text(n) in words:
-            return True
-        stack.extend(n.children)
-    return False
-
-
 _MUTABLE_KINDS = ("mut_ref", "mut_ptr")
 
 
@@ -213,7 +198,7 @@ def writable_params(ctx, kernel) -> dict[str, Param]:
         if p.kind not in _MUTABLE_KINDS and base not in prof.mutable_param_types:
             continue
         skip = prof.per_thread_param_attrs | prof.shared_param_attrs
-        if skip and param_has_attr(ctx.node(p.span), skip):
+        if skip and skip.intersection(p.attrs):
             continue  # one element per thread, or block-shared memory (not a launch-wide buffer)
         out[p.name.removeprefix("mut ").strip()] = p
     return out

@@ -52,6 +52,10 @@ _MODULES = (
     "heap_owning_kernel_arg",
     "interior_mutability_kernel_arg",
     "static_mut_in_kernel",
+    "unknown_launch_kernel",
+    "launch_arg_mismatch",
+    "kernel_decl_mismatch",
+    "malformed_offload_launch",
 )
 
 

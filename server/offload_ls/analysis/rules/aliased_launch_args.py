@@ -59,7 +59,7 @@ class _Use:
 
 def check(ctx: FileContext) -> Iterator[Finding]:
     for launch in ctx.launches:
-        kernel = ctx.kernel_named(launch.kernel) if launch.kernel else None
+        kernel = ctx.facts.kernel_anywhere(launch.kernel) if launch.kernel else None
         parsed = [_reparse(ctx, arg) for arg in launch.args]  # each argument parsed once
         yield from _aliasing(ctx, launch, kernel, parsed)
         if launch.form != "offload()":
@@ -196,6 +196,10 @@ def _classify(expr: Node, at: Node, depth: int = 0, nest: int = 0) -> _Use | Non
         return inner_use
     if t == "call_expression":
         fn = e.child_by_field_name("function")
+        handle = _launch_handle(e)
+        if handle is not None:  # CubeCL ArrayArg::from_raw_parts(&handle, ..): the handle's buffer
+            inner = _classify(handle, at, depth, nest + 1)
+            return _Use(inner.place, "unknown") if inner is not None else None
         if fn is None or fn.type != "field_expression":
             return None
         field, value = fn.child_by_field_name("field"), fn.child_by_field_name("value")
@@ -242,6 +246,32 @@ def _classify(expr: Node, at: Node, depth: int = 0, nest: int = 0) -> _Use | Non
         place = _place(e)
         return _Use(place, "unknown") if place is not None else None
     return None
+
+
+#: CubeCL's launch-argument constructors whose first argument is the buffer's handle
+#: (cubecl-core frontend/container/array/launch.rs, tensor/launch.rs).
+_HANDLE_ARGS = frozenset({"ArrayArg", "TensorArg"})
+
+
+def _launch_handle(call: Node) -> Node | None:
+    """``h`` of ``ArrayArg::from_raw_parts::<F>(&h, len, line)`` (or ``TensorArg``)."""
+    fn = call.child_by_field_name("function")
+    if fn is not None and fn.type == "generic_function":
+        fn = fn.child_by_field_name("function")
+    if fn is None or fn.type != "scoped_identifier":
+        return None
+    path, name = fn.child_by_field_name("path"), fn.child_by_field_name("name")
+    if path is None or name is None or node_text(name) != "from_raw_parts" or node_text(path) not in _HANDLE_ARGS:
+        return None
+    args = call.child_by_field_name("arguments")
+    a = named(args) if args is not None else []
+    if not a:
+        return None
+    h = a[0]
+    if h.type == "reference_expression":
+        v = h.child_by_field_name("value")
+        return v if v is not None else None
+    return h
 
 
 def _place(expr: Node, nest: int = 0) -> tuple[str, ...] | None:

@@ -1,0 +1,146 @@
+"""What a launch argument is, from its syntax: its reference kind and its scalar type.
+
+Launch arguments of macros are token trees; they are re-parsed as expressions (as
+analysis/launches.py does) and identifiers are resolved in the launching function
+(``let a: f64 = ..``, ``fn wrap(b: f64)``). Used by the rule launch_arg_mismatch. Pure
+syntax; no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from offload_ls.analysis.indexing import find_binding, named, strip
+from offload_ls.analysis.transfer import SCALAR_BYTES, type_shape
+from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
+
+_FLOAT_SUFFIXES = ("f16", "f32", "f64", "f128")
+_INT_SUFFIXES = ("usize", "isize", "u128", "i128", "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8")
+#: Wrappers whose argument is the value passed (CubeCL ``ScalarArg::new(v)``).
+_VALUE_WRAPPERS = frozenset({"new"})
+
+
+@dataclass(frozen=True)
+class ArgInfo:
+    """What the syntax says of one launch argument.
+
+    Attributes:
+        kind: ``"ref"`` (``&x``), ``"mut_ref"`` (``&mut x``), ``"value"`` (a literal or a
+            scalar), ``"slice"`` / ``"slice_mut"`` (krnl ``x.as_slice()`` /
+            ``x.as_slice_mut()``, ``Slice<T>`` / ``SliceMut<T>`` values), or ``None``.
+        scalar: the primitive type of the value (through one ``&``): ``"f64"`` for
+            ``0.9f64`` or a ``let a: f64``, ``"{float}"`` / ``"{integer}"`` for an
+            unsuffixed literal, ``None`` when not known.
+        what: how the message names it (``a literal `0.9f64```, ```b`, an `f64```).
+    """
+
+    kind: str | None
+    scalar: str | None
+    what: str
+
+
+def reparse(source: bytes, start: int, end: int):
+    """(tree, expression node) of the argument text ``source[start:end]``; the tree is
+    returned to keep the node alive. Offsets of the node are those of the snippet."""
+    tree = parse(SNIPPET_PREFIX + source[start:end] + SNIPPET_SUFFIX)
+    call = snippet_call(tree)
+    args = call.child_by_field_name("arguments") if call is not None else None
+    first = named(args) if args is not None else []
+    return tree, (first[0] if first else None)
+
+
+def arg_info(expr: Node | None, at: Node | None) -> ArgInfo:
+    """The :class:`ArgInfo` of argument expression ``expr`` (possibly from a re-parsed
+    tree); identifiers are resolved at ``at``, a node of the file's tree (the launch)."""
+    if expr is None:
+        return ArgInfo(None, None, "")
+    text = node_text(expr)
+    e = expr
+    while e.type == "parenthesized_expression" and named(e):
+        e = named(e)[0]
+    t = e.type
+    if t == "reference_expression":
+        mutable = any(c.type == "mutable_specifier" for c in e.children)
+        inner = e.child_by_field_name("value")
+        scalar = _scalar(inner, at) if inner is not None else None
+        return ArgInfo("mut_ref" if mutable else "ref", scalar, f"`{text}`")
+    if t in ("integer_literal", "float_literal"):
+        return ArgInfo("value", _literal_type(e), f"the literal `{text}`")
+    if t == "call_expression":
+        fn, args = e.child_by_field_name("function"), e.child_by_field_name("arguments")
+        if fn is not None and fn.type == "field_expression":
+            field = fn.child_by_field_name("field")
+            m = node_text(field) if field is not None else ""
+            if m == "as_slice":
+                return ArgInfo("slice", None, f"`{text}`")
+            if m == "as_slice_mut":
+                return ArgInfo("slice_mut", None, f"`{text}`")
+        if fn is not None and fn.type in ("scoped_identifier", "generic_function") and args is not None:
+            last = fn.child_by_field_name("name") if fn.type == "scoped_identifier" else None
+            a = named(args)
+            if last is not None and node_text(last) in _VALUE_WRAPPERS and len(a) == 1 \
+                    and node_text(fn).startswith("ScalarArg"):
+                inner = arg_info(a[0], at)
+                return ArgInfo("value", inner.scalar, inner.what)
+    if t == "identifier" and at is not None:
+        b = find_binding(node_text(e), at)
+        if b is not None and b.type is not None:
+            return _from_type(b.type, text)
+        if b is not None and b.kind == "let" and b.value is not None:
+            v = strip(b.value)
+            if v.type in ("integer_literal", "float_literal"):
+                st = _literal_type(v)
+                if st is not None and not st.startswith("{"):
+                    return ArgInfo("value", st, f"`{text}` (`{node_text(v)}`)")
+    return ArgInfo(None, None, f"`{text}`")
+
+
+def _from_type(type_node: Node, text: str) -> ArgInfo:
+    kind, pointee, _ = type_shape(type_node)
+    base = node_text(type_node).split("<", 1)[0].rsplit("::", 1)[-1].strip()
+    if kind == "scalar":
+        st = node_text(type_node)
+        return ArgInfo("value", st, f"`{text}`, a `{st}`")
+    if kind in ("ref", "mut_ref"):
+        st = pointee if pointee in SCALAR_BYTES else None
+        return ArgInfo(kind, st, f"`{text}`, a `{node_text(type_node)}`")
+    if base == "Slice":
+        return ArgInfo("slice", None, f"`{text}`, a `{node_text(type_node)}`")
+    if base == "SliceMut":
+        return ArgInfo("slice_mut", None, f"`{text}`, a `{node_text(type_node)}`")
+    return ArgInfo(None, None, f"`{text}`")
+
+
+def _scalar(expr: Node, at: Node | None) -> str | None:
+    """The primitive type of ``expr`` (a literal or a variable of primitive type)."""
+    info = arg_info(expr, at)
+    return info.scalar if info.kind == "value" else None
+
+
+def _literal_type(lit: Node) -> str | None:
+    text = node_text(lit).replace("_", "")
+    if lit.type == "float_literal":
+        for sfx in _FLOAT_SUFFIXES:
+            if text.endswith(sfx):
+                return sfx
+        return "{float}"
+    for sfx in _INT_SUFFIXES + _FLOAT_SUFFIXES:
+        if text.endswith(sfx) and not (sfx.startswith("f") and text.startswith(("0x", "0X"))):
+            return sfx
+    return "{integer}"
+
+
+def fits(scalar: str | None, param_type: str) -> bool:
+    """Can a value of primitive type ``scalar`` be passed for a parameter of primitive type
+    ``param_type``? Unknown types always fit; ``{float}`` fits every float type, and
+    ``{integer}`` every integer type (Rust infers an unsuffixed literal's type; it never
+    turns an integer literal into a float)."""
+    if scalar is None or param_type not in SCALAR_BYTES:
+        return True
+    if scalar == "{float}":
+        return param_type in _FLOAT_SUFFIXES
+    if scalar == "{integer}":
+        return param_type in _INT_SUFFIXES
+    return scalar == param_type

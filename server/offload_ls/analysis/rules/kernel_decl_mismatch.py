@@ -1,0 +1,99 @@
+"""kernel_decl_mismatch: a host-side declaration of a kernel disagrees with the device
+kernel's signature.
+
+With rustc 1.96's offload the host pass sees a kernel only through a declaration in an
+``extern`` block (``unsafe extern "C" { fn k(x: &mut [f32; 4]); }``, as rustc's older
+offload tests write it), while the device pass compiles the kernel itself. The host pass
+computes the transfer plan from the declaration's types, so a declaration that says
+``&mut [f32]`` for a ``&mut [f32; 4]`` parameter (a slice: the length is dropped), or
+``&f32`` for ``&f64``, copies the wrong bytes, and nothing checks the two agree
+(docs/offload-notes.md). Compared: the number of parameters and each type, with type
+aliases followed and array lengths folded with the crate's constants.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tree_sitter import Node
+
+from offload_ls.analysis.consts import capture
+from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.model import Finding, Kernel, Level, Related
+from offload_ls.analysis.rules import Rule
+from offload_ls.syntax.parse import node_text, parse
+
+NAME = "kernel_decl_mismatch"
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    facts = ctx.facts
+    if not facts.has_externs or ctx.summary is not None and not ctx.summary.extern_decls:
+        return
+    for name in {e.name for s in ([ctx.summary] if ctx.summary is not None else facts.summaries) for e in s.extern_decls}:
+        kernel = facts.kernel_anywhere(name)
+        if kernel is None or kernel.launched or kernel.body_span is None:
+            continue
+        for decl in facts.extern_decls_named(name):
+            if ctx.unit is not None and decl.name_span is not None and \
+                    not (ctx.unit.start <= decl.name_span.start < ctx.unit.end):
+                continue
+            yield from _compare(ctx, kernel, decl)
+
+
+def _compare(ctx: FileContext, kernel: Kernel, decl) -> Iterator[Finding]:
+    related = (Related(kernel.name_span, f"device kernel `{kernel.name}`"),) \
+        if ctx.facts.kernel_named(kernel.name) is kernel else ()
+    if len(decl.params) != len(kernel.params):
+        if decl.name_span is not None:
+            yield Finding(rule=NAME, span=decl.name_span, related=related,
+                          message=f"this host declaration of kernel `{kernel.name}` has {len(decl.params)} "
+                                  f"parameters; the device kernel has {len(kernel.params)}")
+        return
+    for i, (dp, kp) in enumerate(zip(decl.params, kernel.params)):
+        if dp is None:
+            continue
+        if _canon(ctx, dp.type_text) != _canon(ctx, kp.type_text):
+            yield Finding(rule=NAME, span=dp.type_span, related=related,
+                          message=f"the host declaration of kernel `{kernel.name}` says parameter {i + 1} is "
+                                  f"`{dp.type_text}`, the device kernel takes `{kp.name}: {kp.type_text}`: the host "
+                                  f"pass copies what the declaration says; make them the same")
+
+
+def _canon(ctx: FileContext, text: str) -> str:
+    """A type's text with whitespace removed, aliases followed and array lengths folded."""
+    tree = parse(b"type __T = " + text.encode() + b";")
+    item = tree.root_node.named_children[0] if tree.root_node.named_children else None
+    t = item.child_by_field_name("type") if item is not None else None
+    return _type(ctx, t) if t is not None else "".join(text.split())
+
+
+def _type(ctx: FileContext, t: Node, depth: int = 0) -> str:
+    if depth > 16:
+        return node_text(t)
+    if t.type == "array_type":
+        elem = t.child_by_field_name("element")
+        length = t.child_by_field_name("length")
+        e = _type(ctx, elem, depth + 1) if elem is not None else "?"
+        if length is None:
+            return f"[{e}]"
+        v = ctx.facts.fold(capture(length))
+        return f"[{e};{v if v is not None else ''.join(node_text(length).split())}]"
+    if t.type in ("reference_type", "pointer_type"):
+        inner = t.child_by_field_name("type")
+        mut = "mut " if any(c.type == "mutable_specifier" for c in t.children) else ("const " if t.type == "pointer_type" else "")
+        sigil = "&" if t.type == "reference_type" else "*"
+        return f"{sigil}{mut}{_type(ctx, inner, depth + 1) if inner is not None else '?'}"
+    if t.type in ("type_identifier", "primitive_type"):
+        resolved = ctx.facts.resolve_type(node_text(t))
+        return "".join(resolved.split())
+    return "".join(node_text(t).split())
+
+
+RULE = Rule(
+    name=NAME,
+    default_level=Level.DENY,
+    summary="a host-side `extern` declaration of a kernel disagrees with the device kernel's signature",
+    check=check,
+    needs=frozenset(),
+)

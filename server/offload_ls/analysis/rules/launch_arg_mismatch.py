@@ -1,0 +1,176 @@
+"""launch_arg_mismatch: a launch's arguments do not fit the kernel it names.
+
+Checked against the kernel (found in the file or its crate, analysis/crate_index.py):
+
+- the number of arguments: ``offload!`` / ``core::intrinsics::offload``, cuda-oxide
+  ``cuda_launch!`` and CubeCL ``k::launch`` pass one argument per parameter; Rust-CUDA
+  ``launch!`` passes a slice parameter (``&[f32]``) as two (device pointer and length);
+  krnl's ``dispatch`` leaves out ``#[group]`` memory;
+- the reference kind (std offload): ``&x`` for a ``&mut`` parameter, a value for a
+  reference, a reference for a value (``&mut x`` for ``&T`` is a reborrow, not reported);
+  krnl: an immutable ``x.as_slice()`` for a ``#[global]`` ``UnsafeSlice`` or ``#[item] y:
+  &mut T`` (which need ``as_slice_mut()``);
+- the numeric type of a literal (``0.25f64``, or ``2`` for a float) or of a variable whose
+  type is written (``let a: f64``, ``fn wrap(b: f64)``) for a scalar parameter (or
+  ``&f32``), type aliases followed (``type Real = f32``). Generic parameters are not
+  checked.
+
+rustc rejects these in today's offload (tests/ui/offload/type_mismatch.rs: "offload
+kernel expects 1 arguments, but 0 arguments were provided", "type mismatch in offload
+kernel argument 0: expected `f32`, found `f64`"); rustc 1.96's four-argument intrinsic
+does not check them, and Rust-CUDA / cuda-oxide launches check nothing at compile time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tree_sitter import Node
+
+from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.launch_args import ArgInfo, arg_info, fits, reparse
+from offload_ls.analysis.model import Finding, Kernel, Launch, Level, Param, Related, Transfer
+from offload_ls.analysis.rules import Rule
+
+NAME = "launch_arg_mismatch"
+
+#: Forms whose arguments are macro token text (re-parsed) rather than tree nodes.
+_MACRO_FORMS = frozenset({"offload!", "launch!", "cuda_launch!"})
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    for launch in ctx.launches:
+        if not launch.kernel or launch.kernel_span is None or launch.form == "wgpu":
+            continue
+        if launch.form == "offload!" and not launch.has_args:
+            continue  # malformed_offload_launch reports it
+        kernel = ctx.facts.kernel_anywhere(launch.kernel) or (
+            ctx.facts.function_anywhere(launch.kernel) if launch.form in ("offload!", "offload()") else None)
+        if kernel is None:
+            continue  # unknown_launch_kernel reports it
+        params = _expected(ctx, kernel, launch)
+        if params is None:
+            continue
+        if launch.form in ("offload!", "offload()") and _host_declared(ctx, launch.kernel):
+            # rustc 1.96: the host pass launches the `extern` declaration; a declaration that
+            # disagrees with the kernel is kernel_decl_mismatch's finding, not the launch's
+            decl = _host_declared(ctx, launch.kernel)
+            if len(decl.params) != len(launch.args):
+                yield _count_finding(launch, kernel, params, len(decl.params))
+            elif all(p is not None for p in decl.params):
+                yield from _arg_findings(ctx, launch, kernel, [(_decl_param(p), 1) for p in decl.params])
+            continue
+        count = sum(n for _, n in params)
+        if count != len(launch.args):
+            yield _count_finding(launch, kernel, params, count)
+            continue
+        yield from _arg_findings(ctx, launch, kernel, params)
+
+
+def _host_declared(ctx: FileContext, name: str):
+    """The host-side ``extern`` declaration of kernel ``name`` (file, then crate), if any."""
+    found = ctx.facts.extern_decls_named(name)
+    if not found and ctx.facts.crate is not None:
+        found = ctx.facts.crate.externs.get(name, [])
+    return found[0] if found else None
+
+
+def _decl_param(p) -> Param:
+    """A host declaration's parameter (analysis/units.py ``ExternParam``) as a Param."""
+    pointee = None
+    if p.kind in ("ref", "mut_ref"):
+        pointee = p.type_text.strip().removeprefix("&").strip().removeprefix("mut ").strip()
+    return Param(name="(declared)", type_text=p.type_text, span=p.type_span, type_span=p.type_span,
+                 transfer=Transfer.UNKNOWN, kind=p.kind, pointee=pointee)
+
+
+def _expected(ctx: FileContext, kernel: Kernel, launch: Launch) -> list[tuple[Param, int]] | None:
+    """Each kernel parameter with the number of launch arguments it takes, in order;
+    ``None`` for a launch form this rule does not check."""
+    form = launch.form
+    if form in ("offload!", "offload()", "cuda_launch!", "cube"):
+        return [(p, 1) for p in kernel.params]
+    if form == "launch!":
+        return [(p, 2 if _is_slice(p) else 1) for p in kernel.params]
+    if form == "krnl":
+        shared = ctx.profile(kernel).shared_param_attrs
+        return [(p, 1) for p in kernel.params if not shared.intersection(p.attrs)]
+    return None
+
+
+def _is_slice(p: Param) -> bool:
+    """``&[T]`` / ``&mut [T]``: a slice (tree-sitter's array type without a length)."""
+    return p.kind in ("ref", "mut_ref") and p.pointee is not None and p.pointee.startswith("[") \
+        and ";" not in p.pointee
+
+
+def _count_finding(launch: Launch, kernel: Kernel, params: list[tuple[Param, int]], count: int) -> Finding:
+    listed = ", ".join(f"`{p.name}: {p.type_text}`" for p, _ in params) or "none"
+    extra = ""
+    if any(n == 2 for _, n in params):
+        extra = " (a slice parameter takes two: the device pointer and the length)"
+    return Finding(
+        rule=NAME, span=launch.kernel_span,  # type: ignore[arg-type]
+        message=(f"this launch passes {len(launch.args)} argument{'s' if len(launch.args) != 1 else ''} "
+                 f"to kernel `{kernel.name}`, which takes {count}{extra}: {listed}"),
+    )
+
+
+def _arg_findings(ctx: FileContext, launch: Launch, kernel: Kernel,
+                  params: list[tuple[Param, int]]) -> Iterator[Finding]:
+    at = ctx.root.descendant_for_byte_range(launch.span.start, launch.span.start)
+    i = 0
+    for p, n in params:
+        if n != 1:
+            i += n
+            continue
+        arg = launch.args[i]
+        i += 1
+        if launch.form in _MACRO_FORMS:
+            tree, node = reparse(ctx.source, arg.span.start, arg.span.end)
+            info = arg_info(node, at)
+            del tree
+        else:
+            node = ctx.node(arg.span)
+            info = arg_info(node, at)
+        problem = _problem(ctx, kernel, launch, p, info)
+        if problem is not None:
+            yield Finding(rule=NAME, span=arg.span,
+                          message=f"argument {i} of this launch of `{kernel.name}` is {info.what}, "
+                                  f"but the kernel's parameter is `{p.name}: {p.type_text}`: {problem}",
+                          related=(Related(kernel.name_span, f"kernel `{kernel.name}`"),)
+                          if ctx.facts.kernel_named(kernel.name) is not None else ())
+
+
+def _problem(ctx: FileContext, kernel: Kernel, launch: Launch, p: Param, info: ArgInfo) -> str | None:
+    if any(g in p.type_text.replace("<", " ").replace(">", " ").split() or p.type_text.strip("&mut ") == g
+           for g in kernel.generics):
+        return None
+    if launch.form == "krnl":
+        wants_mut = p.kind == "mut_ref" or p.type_text.split("<", 1)[0].strip().endswith("UnsafeSlice")
+        if info.kind == "slice" and wants_mut:
+            return "the kernel writes it, so it takes a `SliceMut` (`as_slice_mut()`)"
+    if launch.form in ("offload!", "offload()"):
+        if p.kind == "mut_ref" and info.kind in ("ref", "value"):
+            return "the kernel writes through it, so it takes `&mut` (the runtime copies it back)"
+        if p.kind == "ref" and info.kind == "value":
+            return "pass a reference (`&value`)"
+        if p.kind == "scalar" and info.kind in ("ref", "mut_ref"):
+            return "the kernel takes the value itself, not a reference"
+    target = p.type_text if p.kind == "scalar" else p.pointee if p.kind in ("ref", "mut_ref") else None
+    if target is None:
+        return None
+    resolved = ctx.facts.resolve_type(target.strip())
+    if not fits(info.scalar, resolved):
+        found = info.scalar.strip("{}") if info.scalar else "?"
+        return f"a `{found}` where the kernel expects `{resolved}`"
+    return None
+
+
+RULE = Rule(
+    name=NAME,
+    default_level=Level.DENY,
+    summary="launch arguments do not fit the kernel: count, reference kind, or numeric type",
+    check=check,
+    needs=frozenset({"launches"}),
+)

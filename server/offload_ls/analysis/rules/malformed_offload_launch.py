@@ -1,0 +1,62 @@
+"""malformed_offload_launch: an ``offload!`` launch that rustc rejects.
+
+``core::offload::offload! { kernel, workgroup_dim, thread_dim, dyn_cache, device, args }``
+(rust-lang/rust library/core/src/offload/mod.rs; tests/ui/offload/offload_macro.rs):
+``kernel`` and ``args`` are required, each field may be given once, no other field exists
+(``grid_dim`` / ``block_dim`` are older spellings the macro no longer accepts), and
+``device`` goes through ``const { assert!(device >= 0) }``
+(tests/ui/offload/offload_negative_device.rs). Reported: a missing field (at the macro),
+each repeated or unknown field (at its name), a negative ``device`` (at its value).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.model import Finding, Level, Span
+from offload_ls.analysis.rules import Rule
+
+NAME = "malformed_offload_launch"
+
+#: The fields of ``offload!`` (library/core/src/offload/mod.rs).
+FIELDS = ("kernel", "workgroup_dim", "thread_dim", "dyn_cache", "device", "args")
+_RENAMED = {"grid_dim": "workgroup_dim", "block_dim": "thread_dim"}
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    for launch in ctx.launches:
+        if launch.form != "offload!":
+            continue
+        head = Span(launch.span.start, launch.span.start + 1)
+        names = [n for n, _ in launch.fields]
+        for required in ("kernel", "args"):
+            if required not in names:
+                yield Finding(rule=NAME, span=head,
+                              message=f"`offload!` needs a `{required}` field: "
+                                      f"`offload! {{ kernel = k, args = (..), .. }}` (rustc: missing `{required}`)")
+        seen: set[str] = set()
+        for name, span in launch.fields:
+            if name not in FIELDS:
+                hint = f"; did you mean `{_RENAMED[name]}`?" if name in _RENAMED else ""
+                yield Finding(rule=NAME, span=span,
+                              message=f"`offload!` has no field `{name}` (its fields: "
+                                      + ", ".join(f"`{f}`" for f in FIELDS) + f"){hint}")
+            elif name in seen:
+                yield Finding(rule=NAME, span=span, message=f"`offload!` field `{name}` is given twice")
+            seen.add(name)
+        if launch.device_span is not None:
+            value = ctx.facts.fold(launch.device_expr)
+            if value is not None and value < 0:
+                yield Finding(rule=NAME, span=launch.device_span,
+                              message=f"`device = {value}`: the device number must be 0 or more (rustc checks "
+                                      f"it at compile time); leave `device` out for the default device")
+
+
+RULE = Rule(
+    name=NAME,
+    default_level=Level.DENY,
+    summary="`offload!` without `kernel` or `args`, with a field twice, an unknown field, or a negative `device`",
+    check=check,
+    needs=frozenset({"launches"}),
+)

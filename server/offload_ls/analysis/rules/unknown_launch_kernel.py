@@ -1,0 +1,133 @@
+"""unknown_launch_kernel: a launch names a kernel that the crate does not define.
+
+The name is looked up (its last path segment, through ``use .. as ..`` renames) among the
+kernels and functions of the file and of the rest of its crate (analysis/crate_index.py);
+a similar name is suggested. A launch of rustc offload must name a function of the crate
+(the kernel is compiled from the same source). Other ecosystems compile kernels in their
+own crate and load them at run time, so a name is reported there only when the crate
+defines kernels of that ecosystem at all (the kernel crate and the host crate are one),
+and a wgpu pipeline's ``entry_point: Some("name")`` only when the crate has rust-gpu
+entry points. Not reported: a path through another crate (``other_crate::k``), and a
+Rust-CUDA ``launch!(f<<<..>>>(..))`` through a function handle variable.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+
+from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.model import Ecosystem, Finding, Launch, Level
+from offload_ls.analysis.rules import Rule
+
+NAME = "unknown_launch_kernel"
+
+#: Launch form -> the ecosystems whose kernels it launches (std offload: any function).
+_FORM_ECOSYSTEMS = {
+    "launch!": {Ecosystem.CUDA},
+    "cuda_launch!": {Ecosystem.CUDA_OXIDE},
+    "cube": {Ecosystem.CUBECL},
+    "krnl": {Ecosystem.KRNL},
+    "wgpu": {Ecosystem.RUST_GPU},
+}
+
+
+def check(ctx: FileContext) -> Iterator[Finding]:
+    for launch in ctx.launches:
+        if not launch.kernel or launch.kernel_span is None:
+            continue
+        name = ctx.facts.original_name(launch.kernel)
+        if ctx.facts.kernel_anywhere(name) is not None:
+            continue
+        offload = launch.form in ("offload!", "offload()")
+        if offload and ctx.facts.function_anywhere(name) is not None:
+            continue
+        if not offload and not _crate_has_kernels(ctx, _FORM_ECOSYSTEMS.get(launch.form, set())):
+            continue
+        path = _path_before(ctx.source, launch)
+        if path is None or _external(ctx, path):
+            continue
+        yield Finding(rule=NAME, span=launch.kernel_span, message=message(ctx, launch, name, offload))
+
+
+def message(ctx: FileContext, launch: Launch, name: str, offload: bool) -> str:
+    """The finding's text, with the closest kernel names of the crate."""
+    names = _kernel_names(ctx, offload)
+    close = difflib.get_close_matches(name, sorted(names), n=3, cutoff=0.6)
+    what = "function" if offload else "kernel"
+    text = f"this launch names `{name}`, but no {what} of that name is defined in the crate"
+    if close:
+        text += "; did you mean " + " or ".join(f"`{c}`" for c in close) + "?"
+    return text
+
+
+def _kernel_names(ctx: FileContext, offload: bool) -> set[str]:
+    facts = ctx.facts
+    names = {k.name for k in facts.kernels}
+    if facts.crate is not None:
+        names |= set(facts.crate.kernels)
+        if offload:
+            names |= set(facts.crate.fns)
+    if offload:
+        names |= {f.name for s in facts.summaries for f in s.items.fns}
+    return names
+
+
+def _crate_has_kernels(ctx: FileContext, ecosystems: set[Ecosystem]) -> bool:
+    facts = ctx.facts
+    if any(facts.profile_of(k).ecosystem in ecosystems for k in facts.kernels):
+        return True
+    if facts.crate is not None:
+        return any(facts.profile_of(k).ecosystem in ecosystems for ks in facts.crate.kernels.values() for k in ks)
+    return False
+
+
+def _path_before(source: bytes, launch: Launch) -> list[str] | None:
+    """The path segments up to the kernel's name (``kernels::apply`` -> [kernels, apply]);
+    ``None`` for a Rust-CUDA launch through a function handle (``launch!(f<<<..>>>)``)."""
+    assert launch.kernel_span is not None
+    end = launch.kernel_span.end
+    i = launch.kernel_span.start
+    segs = [source[i:end].decode("utf-8", "replace")]
+    while True:
+        j = i
+        while j > 0 and source[j - 1:j] in (b" ", b"\t", b"\n"):
+            j -= 1
+        if source[j - 2:j] == b"::":
+            k = j - 2
+            while k > 0 and source[k - 1:k] in (b" ", b"\t", b"\n"):
+                k -= 1
+            m = k
+            while m > 0 and (source[m - 1:m].isalnum() or source[m - 1:m] == b"_"):
+                m -= 1
+            if m == k:
+                break
+            segs.insert(0, source[m:k].decode("utf-8", "replace"))
+            i = m
+            continue
+        if launch.form == "launch!" and source[j - 1:j] != b".":
+            return None  # a function handle variable, not `module.kernel`
+        break
+    return segs
+
+
+def _external(ctx: FileContext, path: list[str]) -> bool:
+    """Does the path go through another crate (its first segment a crate the file uses)?"""
+    if len(path) < 2:
+        return False
+    first = path[0]
+    if first in ("crate", "self", "super"):
+        return False
+    mods = {m for s in ctx.facts.summaries for m in s.items.mods}
+    if ctx.facts.crate is not None:
+        mods |= {m for f in ctx.facts.crate.files for m in f.mods}
+    return first not in mods and first in ctx.facts.roots
+
+
+RULE = Rule(
+    name=NAME,
+    default_level=Level.DENY,
+    summary="a launch names a kernel the crate does not define (with a did-you-mean)",
+    check=check,
+    needs=frozenset({"launches"}),
+)
