@@ -473,3 +473,39 @@ def test_cache_keeps_only_recent_versions():
         analyze_tree(f.source, f.root, cache=cache)
         sizes.append(len(cache))
     assert max(sizes) == sizes[-1] <= 3 * 2  # summaries + results of at most three versions
+
+
+def test_results_never_depend_on_the_cache_with_crate_wide_rules():
+    """As above, on corpus files that exercise the crate-wide rules (launch dimensions and
+    arguments, constants, aliases, host declarations, ecosystem imports): random edits,
+    including ones that leave a `mod` open (items then hang from an ERROR node)."""
+    rng = random.Random(7)
+    snippets = [b"static mut G: i32 = 0;\n", b"#[cfg(offload_device)]\n", b"const N: usize = 64;\n",
+                b"type Real = f64;\n", b"use cuda_std::thread;\n", b"extern \"C\" { fn saxpy(x: *mut [f32; 4]); }\n",
+                b"mod m {\n", b"}\n", b"#[kernel]\n",
+                b"{", b"1", b"x", b";", b"\n", b"&mut ", b" + 1", b"[16, 16, 1]", b"_thread_idx_x()"]
+    files = ["offload/stencils.rs", "offload/launch_errors.rs", "offload-1.96/apps.rs", "cubecl/reductions.rs",
+             "rust-cuda/launches.rs", "krnl/elementwise.rs"]
+    compared = 0
+    for name in files:
+        pf = ParsedFile((REPO / "tests" / "corpus" / name).read_bytes())
+        cache = AnalysisCache()
+        analyze_tree(pf.source, pf.root, cache=cache)
+        for _ in range(25):
+            src = pf.source
+            at = rng.randrange(len(src) + 1)
+            r = rng.random()
+            if r < 0.5:
+                edit = TextEdit(at, at, rng.choice(snippets[-9:]))
+            elif r < 0.7:
+                edit = TextEdit(at, min(len(src), at + rng.randrange(1, 6)), b"")
+            elif r < 0.85:
+                line = src.rfind(b"\n", 0, at) + 1
+                edit = TextEdit(line, line, rng.choice(snippets[:-9]))
+            else:
+                d = rng.choice(list(re.finditer(rb"\d+", src)))
+                edit = TextEdit(d.start(), d.end(), rng.choice([b"1", b"256", b"0"]))
+            pf.apply([edit])
+            assert analyze_tree(pf.source, pf.root, cache=cache) == analyze_source(pf.source), (name, edit)
+            compared += 1
+    assert compared == 150

@@ -245,7 +245,7 @@ def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[U
         if info != old_info[o]:
             return True
         s = summaries[i]
-        if semantic and (s.kernels or s.launches or info or s.items.fns):
+        if semantic and (s.kernels or s.launches or info or s.items.fns or s.extern_decls):
             return True
         if s.kernels and any(old.launch_key(k.name) != facts.launch_key(k.name) for k in s.kernels):
             return True
@@ -353,7 +353,7 @@ def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, info: DeviceInfo,
     parts: list = []
     positional = False
     kernels = facts.unit_kernels(i) if (s.kernels or s.items.fns) else ()
-    if kernels or s.launches or info:
+    if kernels or s.launches or info or s.extern_decls:
         # crate-wide rules (thread_index_collision, launch checks, ecosystem profiles,
         # constants, aliases): what the file and its crate say, and the launches of the
         # unit's kernels

@@ -237,10 +237,6 @@ class FileFacts:
         file's first."""
         return list(self._all_launches.get(name, ()))
 
-    def launch_in_file(self, launch: Launch) -> bool:
-        """``launch`` is one of this file's (not of another file of the crate)."""
-        return any(la is launch for la in self.launches)
-
     def kernel_anywhere(self, name: str) -> Kernel | None:
         """The kernel (marked, or a function a launch names) called ``name`` in the file,
         else in its crate; with ``#[kernel]`` resolved to its ecosystem."""
@@ -269,13 +265,15 @@ class FileFacts:
     @cached_property
     def semantic_core(self) -> int:
         """A hash of what the crate-wide rules read of the file and its crate besides the
-        launches of particular kernels: every unit's semantic exports (analysis/units.py)
-        and the crate view's fingerprint."""
+        launches of particular kernels: every unit's semantic exports (analysis/units.py),
+        host-side ``extern`` declarations, and the crate view's fingerprint."""
         parts = []
         for s in self.summaries:
             sem = s.exports[-1] if s.exports else None
             if sem is not None and (sem[0] or any(sem[2:])):  # units without kernels or items add nothing
                 parts.append(sem[2:] + sem[:1])
+            if s.extern_decls:  # host declarations of kernels (launch_arg_mismatch, kernel_decl_mismatch)
+                parts.append(s.exports[8])
         return hash((self.crate.fingerprint if self.crate is not None else None, tuple(parts), self.launched_names))
 
     def launch_key(self, kernel_name: str) -> tuple:

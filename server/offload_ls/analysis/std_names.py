@@ -36,7 +36,7 @@ THREAD_INDEX_NAMES = frozenset(n for p in profiles().values()
 #: Substrings of which every :data:`THREAD_INDEX_NAMES` name holds one, and ``spirv``
 #: (grammars/rust/thread_index_params.scm): code whose text holds none of them computes
 #: nothing from the thread index.
-THREAD_INDEX_HINTS = (b"idx", b"Idx", b"index", b"global_", b"group_id", b"thread_id", b"workitem_id", b"_POS",
+THREAD_INDEX_HINTS = (b"idx", b"Idx", b"index", b"item_id", b"global_", b"group_id", b"thread_id", b"workitem_id", b"_POS",
                       b"spirv", b"#[builtin]")
 
 #: Every name grammars/rust/host_only_api.scm matches: std / alloc roots, macros, types,

@@ -391,7 +391,7 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
     statics = tuple(StaticDecl(node_text(n), Span(n.start_byte, n.end_byte), enclosing_block(n) is None,
                                n.parent is not None and is_shared_static(n.parent))
                     for n in caps.get("static_mut", empty).get("name", []))
-    items = _items(caps.get("items", empty), anchors, fn_nodes)
+    items = _items(caps.get("items", empty), anchors, fn_nodes, unit)
     shadowed = frozenset(_shadowed(anchors.get("use", [])))
     defined = frozenset(node_text(n) for n in caps.get("defined_names", empty).get("defined", []))
     ucaps = caps.get("unsafe_fns", empty)
@@ -456,18 +456,19 @@ def _tokens(node: Node) -> list[Node]:
     return out
 
 
-def _module_level(node: Node) -> bool:
-    """``node`` is an item of the file or of a ``mod`` body (not inside a function/impl)."""
-    p = node.parent
-    return p is not None and (p.type == "source_file" or (p.type == "declaration_list" and p.parent is not None
-                                                          and p.parent.type == "mod_item"))
+def _module_level(node: Node, unit: Unit) -> bool:
+    """``node`` is one of the unit's own items (an item of the file or of a ``mod`` body,
+    not one inside a function or ``impl``): a fact of the unit's bytes alone, whatever
+    node the unit's items hang from (a broken file's ERROR node included)."""
+    return any(n.start_byte == node.start_byte and n.end_byte == node.end_byte for n in unit.nodes)
 
 
-def _items(icaps: dict[str, list[Node]], anchors: dict[str, list[Node]], fn_nodes: list[Node]) -> ItemFacts:
+def _items(icaps: dict[str, list[Node]], anchors: dict[str, list[Node]], fn_nodes: list[Node],
+           unit: Unit) -> ItemFacts:
     """The unit's :class:`ItemFacts` from the captures of grammars/rust/items.scm."""
     consts = []
     for item in icaps.get("const", []) + icaps.get("static_item", []):
-        if not _module_level(item) or any(c.type == "mutable_specifier" for c in item.children):
+        if not _module_level(item, unit) or any(c.type == "mutable_specifier" for c in item.children):
             continue
         name = item.child_by_field_name("name")
         if name is not None:
@@ -495,7 +496,8 @@ def _items(icaps: dict[str, list[Node]], anchors: dict[str, list[Node]], fn_node
     for n in icaps.get("extern_crate", []):
         roots.add(node_text(n))
     mods = tuple(node_text(n) for n in icaps.get("mod_name", []))
-    fns = tuple(function_record(fn) for fn in fn_nodes if _module_level(fn) and fn.child_by_field_name("name") is not None)
+    fns = tuple(function_record(fn) for fn in fn_nodes
+                if _module_level(fn, unit) and fn.child_by_field_name("name") is not None)
     if not (consts or aliases or roots or renames or mods or fns):
         return _NO_ITEMS
     return ItemFacts(tuple(consts), aliases, frozenset(roots), tuple(dict.fromkeys(renames)), mods, fns)

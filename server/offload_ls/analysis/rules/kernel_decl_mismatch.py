@@ -19,7 +19,7 @@ from tree_sitter import Node
 
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.model import Finding, Kernel, Level, Related
+from offload_ls.analysis.model import Finding, Kernel, Level
 from offload_ls.analysis.rules import Rule
 from offload_ls.syntax.parse import node_text, parse
 
@@ -42,11 +42,9 @@ def check(ctx: FileContext) -> Iterator[Finding]:
 
 
 def _compare(ctx: FileContext, kernel: Kernel, decl) -> Iterator[Finding]:
-    related = (Related(kernel.name_span, f"device kernel `{kernel.name}`"),) \
-        if ctx.facts.kernel_named(kernel.name) is kernel else ()
     if len(decl.params) != len(kernel.params):
         if decl.name_span is not None:
-            yield Finding(rule=NAME, span=decl.name_span, related=related,
+            yield Finding(rule=NAME, span=decl.name_span,
                           message=f"this host declaration of kernel `{kernel.name}` has {len(decl.params)} "
                                   f"parameters; the device kernel has {len(kernel.params)}")
         return
@@ -54,7 +52,7 @@ def _compare(ctx: FileContext, kernel: Kernel, decl) -> Iterator[Finding]:
         if dp is None:
             continue
         if _canon(ctx, dp.type_text) != _canon(ctx, kp.type_text):
-            yield Finding(rule=NAME, span=dp.type_span, related=related,
+            yield Finding(rule=NAME, span=dp.type_span,
                           message=f"the host declaration of kernel `{kernel.name}` says parameter {i + 1} is "
                                   f"`{dp.type_text}`, the device kernel takes `{kp.name}: {kp.type_text}`: the host "
                                   f"pass copies what the declaration says; make them the same")

@@ -29,7 +29,7 @@ from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.launch_args import ArgInfo, arg_info, fits, reparse
-from offload_ls.analysis.model import Finding, Kernel, Launch, Level, Param, Related, Transfer
+from offload_ls.analysis.model import Finding, Kernel, Launch, Level, Param, Transfer
 from offload_ls.analysis.rules import Rule
 
 NAME = "launch_arg_mismatch"
@@ -56,7 +56,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             # disagrees with the kernel is kernel_decl_mismatch's finding, not the launch's
             decl = _host_declared(ctx, launch.kernel)
             if len(decl.params) != len(launch.args):
-                yield _count_finding(launch, kernel, params, len(decl.params))
+                declared = [(_decl_param(p), 1) for p in decl.params if p is not None]
+                yield _count_finding(launch, kernel, declared, len(decl.params), " (as its host declaration says)")
             elif all(p is not None for p in decl.params):
                 yield from _arg_findings(ctx, launch, kernel, [(_decl_param(p), 1) for p in decl.params])
             continue
@@ -104,15 +105,17 @@ def _is_slice(p: Param) -> bool:
         and ";" not in p.pointee
 
 
-def _count_finding(launch: Launch, kernel: Kernel, params: list[tuple[Param, int]], count: int) -> Finding:
-    listed = ", ".join(f"`{p.name}: {p.type_text}`" for p, _ in params) or "none"
+def _count_finding(launch: Launch, kernel: Kernel, params: list[tuple[Param, int]], count: int,
+                   source: str = "") -> Finding:
+    listed = ", ".join(f"`{p.type_text}`" if p.name == "(declared)" else f"`{p.name}: {p.type_text}`"
+                       for p, _ in params) or "none"
     extra = ""
     if any(n == 2 for _, n in params):
         extra = " (a slice parameter takes two: the device pointer and the length)"
     return Finding(
         rule=NAME, span=launch.kernel_span,  # type: ignore[arg-type]
         message=(f"this launch passes {len(launch.args)} argument{'s' if len(launch.args) != 1 else ''} "
-                 f"to kernel `{kernel.name}`, which takes {count}{extra}: {listed}"),
+                 f"to kernel `{kernel.name}`, which takes {count}{source}{extra}: {listed}"),
     )
 
 
@@ -137,9 +140,7 @@ def _arg_findings(ctx: FileContext, launch: Launch, kernel: Kernel,
         if problem is not None:
             yield Finding(rule=NAME, span=arg.span,
                           message=f"argument {i} of this launch of `{kernel.name}` is {info.what}, "
-                                  f"but the kernel's parameter is `{p.name}: {p.type_text}`: {problem}",
-                          related=(Related(kernel.name_span, f"kernel `{kernel.name}`"),)
-                          if ctx.facts.kernel_named(kernel.name) is not None else ())
+                                  f"but the kernel's parameter is `{p.name}: {p.type_text}`: {problem}")
 
 
 def _problem(ctx: FileContext, kernel: Kernel, launch: Launch, p: Param, info: ArgInfo) -> str | None:

@@ -35,7 +35,7 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.ecosystems import Index
 from offload_ls.analysis.index_form import IndexForms, uses
 from offload_ls.analysis.indexing import ThreadFlow
-from offload_ls.analysis.model import Finding, Kernel, Launch, Level, Related, Span
+from offload_ls.analysis.model import Finding, Kernel, Launch, Level, Span
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.writes import every_thread_reaches, write_target, writable_params
 from offload_ls.syntax.parse import node_text
@@ -85,12 +85,10 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 reason = _collision(form, wg, th)
                 if reason is None:
                     continue
-                related = ()
-                if launch is not None and ctx.facts.launch_in_file(launch):
-                    related = (Related(launch.span, f"launch of `{kernel.name}`{_dims_text(wg, th)}"),)
+                # the launch is named by its dimensions, not its position: a kernel's findings
+                # must not depend on where other items of the file are (analysis/engine.py)
                 yield Finding(rule=NAME, span=Span(place.start_byte, place.end_byte),
-                              message=message(kernel, node_text(place), reason, wg, th, launch),
-                              related=related)
+                              message=message(kernel, node_text(place), reason, wg, th, launch))
                 break
 
 
