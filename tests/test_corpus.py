@@ -11,13 +11,21 @@ ENTRIES = load()
 ECOSYSTEMS = ("offload", "offload-1.96", "rust-cuda", "rust-gpu", "cubecl", "krnl", "cuda-oxide")
 
 
-# Work in progress (issue 9): the corpus and the rules it measures land together; until
-# then these two tests report without failing the run.
-WIP = pytest.mark.xfail(strict=False, reason="issue 9: corpus and rules in progress")
+#: Entries with a finding offload-ls is known to miss, and why (docs/rules/<rule>.md, "Limits").
+KNOWN_MISSES = {
+    # the shader's 2-workgroup dispatch is a wgpu `dispatch_workgroups` in another function of
+    # host.rs, tied to the shader only through the pipeline's entry-point string: not modelled
+    "rust-gpu/particles": "wgpu dispatch dimensions are not linked to the shader",
+}
 
 
-@WIP
-@pytest.mark.parametrize("entry", ENTRIES, ids=[e.name for e in ENTRIES])
+def _params():
+    for e in ENTRIES:
+        marks = [pytest.mark.xfail(strict=True, reason=KNOWN_MISSES[e.name])] if e.name in KNOWN_MISSES else []
+        yield pytest.param(e, id=e.name, marks=marks)
+
+
+@pytest.mark.parametrize("entry", list(_params()))
 def test_entry_reports_exactly_the_annotations(entry):
     cmp = compare(entry.expected, reported(entry))
     lines = [f"missed  {x.file}:{x.line}: {x.level}[{x.rule}]" for x in cmp.fn]
@@ -25,7 +33,6 @@ def test_entry_reports_exactly_the_annotations(entry):
     assert not lines, f"{entry.name}:\n" + "\n".join(lines)
 
 
-@WIP
 def test_corpus_shape():
     cases = [c for e in ENTRIES for c in e.cases]
     correct = sum(c.label == "correct" for c in cases)
@@ -33,13 +40,14 @@ def test_corpus_shape():
     assert 0.4 <= correct / len(cases) <= 0.6, (correct, len(cases))
     assert {e.ecosystem for e in ENTRIES} >= set(ECOSYSTEMS)
     for e in ENTRIES:
-        for x in e.expected:  # every expected finding lies in a labelled case
-            c = case_of(e, x)
-            assert c is not None, f"{e.name}: {x} is outside every labelled case"
-            assert c.label == "hazard", f"{e.name}: {x} is annotated inside a correct case"
+        crate = e.path.is_dir()
+        for x in e.expected:  # every expected finding lies in a hazard case (in a crate, a
+            c = case_of(e, x)  # launch file may hold findings of cases labelled elsewhere)
+            assert c is not None or crate, f"{e.name}: {x} is outside every labelled case"
+            assert c is None or c.label == "hazard", f"{e.name}: {x} is annotated inside a correct case"
         for c in e.cases:  # every hazard case expects its own rule
             if c.label == "hazard":
-                assert any(x.rule == c.rule and case_of(e, x) == c for x in e.expected), \
+                assert any(x.rule == c.rule and (crate or case_of(e, x) == c) for x in e.expected), \
                     f"{e.name}:{c.line}: hazard case labelled {c.rule} has no {c.rule} annotation"
 
 

@@ -3,8 +3,9 @@
 - lint-gallery: every registered rule fires, every finding is documented by a comment naming
   its rule (and every such comment by a finding), and the host function that does the same
   things outside any kernel gets none;
-- offload-kernels: a correct crate, no unsuppressed findings, and its suppressions are needed;
-- rust-cuda-style: raw-pointer parameters reported at exact positions.
+- offload-kernels: a correct crate: no findings, and no suppression comments;
+- rust-cuda-style: Rust-CUDA's idioms (raw device pointers, `unsafe fn` kernels) get no
+  findings; its one unguarded index does.
 
 Building and running the examples is measured by hand (their READMEs say how); the one
 build here (rust-cuda-style, plain cargo, no GPU toolchain) is marked ``toolchain``.
@@ -156,7 +157,6 @@ def test_gallery_host_function_doing_the_same_has_no_findings():
 
 
 KERNEL_NAMES = ["saxpy", "daxpy", "triad", "fir", "hash_u32"]
-INDEX_LINES = [94, 106, 118, 130, 143]  # `let i = unsafe { _block_idx_x() .. }` in the nvptx kernels
 
 
 def test_offload_kernels_has_no_unsuppressed_findings():
@@ -179,42 +179,28 @@ def test_offload_kernels_kernels_and_launches_are_seen():
     ]
 
 
-def test_offload_kernels_suppressions_are_needed():
-    """Blank out the `offload-ls: allow(..)` comments (same byte length, so lines and
-    columns stay): exactly the five nvptx index reads are then unsafe_in_kernel findings."""
-    path = OFFLOAD / "src" / "main.rs"
-    source = bytearray(path.read_bytes())
-    root = parse(bytes(source)).root_node
-    blanked = 0
-    for comment in captures("suppressions", root).get("comment", []):
-        if "offload-ls: allow(unsafe_in_kernel)" in node_text(comment):
-            source[comment.start_byte : comment.end_byte] = b" " * (comment.end_byte - comment.start_byte)
-            blanked += 1
-    assert blanked == 5
-    text = source.decode()
-    findings = analyze_source(bytes(source)).findings
-    assert [(f.rule, loc[0]) for f, loc in zip(findings, located(text, findings))] == [
-        ("unsafe_in_kernel", line) for line in INDEX_LINES
-    ]
+def test_offload_kernels_need_no_suppressions():
+    """The nvptx index intrinsics are `unsafe fn`s, and reading them is what every kernel
+    does: unsafe_in_kernel stays quiet without any `offload-ls: allow(..)` comment."""
+    for path in rust_sources(OFFLOAD):
+        source = path.read_bytes()
+        root = parse(source).root_node
+        comments = [node_text(c) for c in captures("suppressions", root).get("comment", [])]
+        assert not [c for c in comments if "offload-ls: allow" in c], path
+        if path.name == "main.rs":  # ... though every nvptx kernel reads the index intrinsics
+            assert source.count(b"unsafe { (_block_idx_x() as usize)") == 5
 
 
 # ------------------------------------------------------------------ rust-cuda-style
 
 
-_NO_NOALIAS = "a raw pointer: the kernel needs `unsafe` to use it and the compiler cannot mark it `noalias`"
-
-
-def test_rust_cuda_style_raw_pointer_params_at_exact_positions():
+def test_rust_cuda_style_raw_device_pointers_are_the_idiom():
+    """cuda_std kernels are `unsafe fn`s taking device pointers the host allocated: neither
+    raw_pointer_kernel_param nor unsafe_in_kernel reports them (the ecosystem profile)."""
     src = (CUDA / "src" / "kernels.rs").read_text(encoding="utf-8")
-    assert lint(src, "raw_pointer_kernel_param") == [
-        (10, 22, 10, 32, f"kernel `add` takes `a: *const f32`, {_NO_NOALIAS}"),
-        (10, 37, 10, 47, f"kernel `add` takes `b: *const f32`, {_NO_NOALIAS}"),
-        (10, 52, 10, 60, f"kernel `add` takes `c: *mut f32`, {_NO_NOALIAS}"),
-        (19, 47, 19, 55, f"kernel `vecadd` takes `c: *mut f32`, {_NO_NOALIAS}"),
-        (30, 24, 30, 32, f"kernel `scale` takes `x: *mut f32`, {_NO_NOALIAS}"),
-        (37, 50, 37, 60, f"kernel `saxpy_strided` takes `x: *const f32`, {_NO_NOALIAS}"),
-        (37, 65, 37, 73, f"kernel `saxpy_strided` takes `y: *mut f32`, {_NO_NOALIAS}"),
-    ]
+    assert "*mut f32" in src and "pub unsafe fn" in src
+    assert lint(src, "raw_pointer_kernel_param") == []
+    assert lint(src, "unsafe_in_kernel") == []
 
 
 def test_rust_cuda_style_other_files_have_no_kernels_or_raw_pointer_findings():
@@ -237,8 +223,6 @@ def test_rust_cuda_style_launches_and_lines_of_other_findings():
     src = (CUDA / "src" / "kernels.rs").read_text(encoding="utf-8")
     # only `scale` indexes without a guard; the grid-stride loop's `while i < n` is a guard
     assert [loc[0] for loc in lint(src, "unchecked_thread_index")] == [32]
-    # each `unsafe fn` kernel (lines 10, 19, 30, 37) and each `unsafe` block
-    assert [loc[0] for loc in lint(src, "unsafe_in_kernel")] == [10, 13, 19, 22, 30, 32, 37, 41]
 
 
 @pytest.mark.toolchain

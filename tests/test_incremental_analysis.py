@@ -254,7 +254,8 @@ COUNTER_MSG = (
 
 def test_adding_a_static_mut_checks_the_device_functions_that_name_it():
     doc = Doc(USES_COUNTER)
-    assert [r for r, *_ in located(doc.source, doc.result.findings)] == ["unsafe_in_kernel", "raw_pointer_kernel_param"]
+    # a Rust-CUDA kernel: `unsafe fn` and raw device pointers are its idiom (no findings)
+    assert doc.result.findings == ()
     doc.edit("    7\n}\n", "    7\n}\n\nstatic mut COUNTER: u32 = 0;\n")
     found = [f for f in doc.result.findings if f.rule == "static_mut_in_kernel"]
     assert located(doc.source, found) == [("static_mut_in_kernel", 10, 14, "COUNTER")]
@@ -266,8 +267,7 @@ def test_adding_a_static_mut_checks_the_device_functions_that_name_it():
     # a second static that no device code names changes nothing
     doc.edit("static mut COUNTER: u32 = 0;", "static mut COUNTER: u32 = 0;\nstatic mut OTHER: u32 = 0;")
     assert doc.cache.stats.checked == []
-    assert [f.rule for f in doc.result.findings] == ["unsafe_in_kernel", "raw_pointer_kernel_param",
-                                                     "static_mut_in_kernel"]
+    assert [f.rule for f in doc.result.findings] == ["static_mut_in_kernel"]
     # text inserted above the declaration moves it: the finding pointing to it follows
     doc.edit("static mut COUNTER", "/* the counter */ static mut COUNTER")
     decl = doc.source.index(b"static mut COUNTER") + len("static mut ")

@@ -65,13 +65,32 @@ CASES = [
         #[kernel]
         pub unsafe fn add(a: *const f32, out: *mut f32) {}
         """,
+        [],
+        id="rust-cuda-device-pointers-are-the-idiom",
+    ),
+    pytest.param(
+        """
+        #[spirv(compute(threads(64)))]
+        pub fn add(a: *const f32, out: *mut f32) {}
+        """,
         [
-            (3, 22, 3, 32, "kernel `add` takes `a: *const f32`, a raw pointer: the kernel needs `unsafe` "
+            (2, 15, 2, 25, "kernel `add` takes `a: *const f32`, a raw pointer: the kernel needs `unsafe` "
              "to use it and the compiler cannot mark it `noalias`"),
-            (3, 39, 3, 47, "kernel `add` takes `out: *mut f32`, a raw pointer: the kernel needs `unsafe` "
+            (2, 32, 2, 40, "kernel `add` takes `out: *mut f32`, a raw pointer: the kernel needs `unsafe` "
              "to use it and the compiler cannot mark it `noalias`"),
         ],
-        id="rust-cuda-kernel-no-copy-claim",
+        id="rust-gpu-no-copy-claim",
+    ),
+    pytest.param(
+        """
+        type Real = f64;
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(x: *mut Real) {}
+        """,
+        [(3, 29, 3, 38, "kernel `k` takes `x: *mut Real`, a raw pointer to ONE `Real`: the offload runtime "
+                        "copies 8 bytes (a single element) to the device and back, not the buffer it points "
+                        "into; pass `&mut [Real; N]` instead")],
+        id="pointer-to-one-scalar-through-a-type-alias",
     ),
     pytest.param(
         """
@@ -221,12 +240,12 @@ def test_fixed_text_has_no_finding_left():
     [
         'extern "gpu-kernel" fn k(z: *mut f32) {}',
         'extern "gpu-kernel" fn k(z: *mut [f32]) {}',
-        "#[kernel]\npub unsafe fn k(z: *mut [f32; 4]) {}",
+        "#[spirv(compute(threads(64)))]\npub fn k(z: *mut [f32; 4]) {}",
     ],
 )
 def test_no_fix_where_length_unknown_or_not_offload(src):
     # Pointer to a scalar or a slice: the length is unknown, so no mechanical rewrite.
-    # Rust-CUDA: the kernel is launched with a device pointer, a reference would be wrong.
+    # rust-gpu: the runtime copies nothing by type; the binding decides what the kernel sees.
     (finding,) = findings_of(src, RULE)
     assert finding.fixes == ()
 

@@ -157,8 +157,8 @@ CASES = [
             y[t] = tile[t];
         }
         """,
-        [(6, 7, 6, 8, safe("t", "y[t]", "if t < y.len() { .. }"))],
-        id="block-local-index-into-a-parameter-but-not-into-a-local-tile",
+        [],
+        id="thread-in-block-index-is-bounded-by-the-block",
     ),
     pytest.param(
         """
@@ -209,7 +209,7 @@ CASES = [
             }}
             y[i] = 1.0;
             {{
-                y[i + 1] = 1.0;
+                y[i - 1] = 1.0;
             }}
         }}
         #[kernel]
@@ -221,6 +221,23 @@ CASES = [
         """,
         [],
         id="early-exit-and-assert",
+    ),
+    pytest.param(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(y: &mut [f32; 1024], n: usize, stride: usize) {{
+            {TID}
+            if i >= n {{
+                return;
+            }}
+            y[i + 1] = 1.0;
+            if i < stride {{ y[i + stride] = 2.0; }}
+            if i < n - 1 {{ y[i + 1] = 3.0; }}
+        }}
+        """,
+        [(7, 7, 7, 12, safe("i", "y[i + 1]", "if (i + 1) < y.len() { .. }")),
+         (8, 23, 8, 33, safe("i", "y[i + stride]", "if (i + stride) < y.len() { .. }"))],
+        id="a-guard-bounds-the-index-expression-itself",
     ),
     pytest.param(
         """
@@ -334,7 +351,7 @@ def test_pathologically_deep_code_does_not_exhaust_recursion():
         f"""
         #[rustc_offload_kernel]
         extern "gpu-kernel" fn k(y: &mut [f32; 4], n: usize) {{
-            let i = _block_idx_x() as usize;
+            let i = (_block_idx_x() * 256 + _thread_idx_x()) as usize;
             let j = {"+".join(["1"] * 3000)};
             y[j] = 1.0;
             if {" && ".join(["n > 0"] * 3000)} {{ y[i] = 1.0; }}

@@ -1,5 +1,5 @@
 //! lint-gallery: every offload-ls rule fires at least once in this file, and each instance
-//! is marked by a comment naming its rule. The kernels follow the single-source layout of
+//! is marked by a comment naming its rule (on its line, or on the line before the item). The kernels follow the single-source layout of
 //! examples/offload-kernels (device pass with `--cfg offload_device`, host pass launching with
 //! `core::intrinsics::offload`). `host_does_the_same`, at the end, does the same things in
 //! host code, outside any kernel and launch, and must get no findings.
@@ -17,7 +17,7 @@ pub const N: usize = 1024;
 #[cfg(offload_device)]
 mod device {
     use super::N;
-    use core::arch::nvptx::_thread_idx_x;
+    use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
     use core::cell::Cell;
 
     static mut CALLS: u32 = 0;
@@ -31,9 +31,9 @@ mod device {
     // raw_pointer_kernel_param: `one: *mut f32` (the runtime copies ONE f32, 4 bytes)
     #[rustc_offload_kernel]
     pub extern "gpu-kernel" fn raw_pointers(out: *mut [f32; N], one: *mut f32) {
-        // unsafe_in_kernel: the thread index read and the raw-pointer dereferences
+        // unsafe_in_kernel: dereferences the raw pointers (references need no `unsafe`)
         unsafe {
-            let i = _thread_idx_x() as usize;
+            let i = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;
             if i < N {
                 (*out)[i] = *one;
             }
@@ -43,8 +43,7 @@ mod device {
     /// A correct kernel, launched below with aliased arguments.
     #[rustc_offload_kernel]
     pub extern "gpu-kernel" fn scale_into(y: &mut [f32; N], x: &[f32; N]) {
-        // unsafe_in_kernel: reading the thread index is an `unsafe fn` call
-        let i = unsafe { _thread_idx_x() } as usize;
+        let i = unsafe { _block_idx_x() * _block_dim_x() + _thread_idx_x() } as usize;
         if i < N {
             y[i] = 2.0 * x[i];
         }
@@ -57,9 +56,16 @@ mod device {
 
     #[rustc_offload_kernel]
     pub extern "gpu-kernel" fn unguarded(y: &mut [f32; N]) {
-        // unsafe_in_kernel: reading the thread index is an `unsafe fn` call
-        let i = unsafe { _thread_idx_x() } as usize;
+        let i = unsafe { _block_idx_x() * _block_dim_x() + _thread_idx_x() } as usize;
         y[i] = 1.0; // unchecked_thread_index: no `if i < N` before indexing with the thread index
+    }
+
+    #[rustc_offload_kernel]
+    pub extern "gpu-kernel" fn overlapping_blocks(y: &mut [f32; N]) {
+        let i = unsafe { _block_idx_x() + _thread_idx_x() } as usize;
+        if i < N {
+            y[i] = 1.0; // thread_index_collision: block index added without the block size
+        }
     }
 
     #[rustc_offload_kernel]
@@ -95,7 +101,7 @@ mod device {
         // unsafe_in_kernel: `static mut` access needs `unsafe`
         unsafe {
             CALLS += 1; // static_mut_in_kernel: written by every GPU thread
-            let i = _thread_idx_x() as usize;
+            let i = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;
             if i < N {
                 y[i] = CALLS as f32; // static_mut_in_kernel: read
             }
@@ -110,6 +116,7 @@ unsafe extern "C" {
     fn scale_into(y: &mut [f32; N], x: &[f32; N]);
     fn same_element(y: &mut [f32; N], x: &[f32; N]);
     fn unguarded(y: &mut [f32; N]);
+    fn overlapping_blocks(y: &mut [f32]); // kernel_decl_mismatch: the device kernel takes `&mut [f32; N]`
 }
 
 #[cfg(not(offload_device))]
@@ -126,6 +133,16 @@ fn main() {
 
     let () = core::intrinsics::offload(same_element, [4, 1, 1], [256, 1, 1], (&mut y, &x));
     let () = core::intrinsics::offload(unguarded, [4, 1, 1], [256, 1, 1], (&mut y,));
+    let () = core::intrinsics::offload(overlapping_blocks, [4, 1, 1], [256, 1, 1], (&mut y[..],));
+
+    // unknown_launch_kernel: no kernel `scale_int` (did you mean `scale_into`?)
+    let () = core::intrinsics::offload(scale_int, [4, 1, 1], [256, 1, 1], (&mut y, &x));
+
+    // launch_arg_mismatch: `&y` where the kernel writes through `&mut`
+    let () = core::intrinsics::offload(unguarded, [4, 1, 1], [256, 1, 1], (&y,));
+
+    // malformed_offload_launch: today's `offload!` spells the block `thread_dim` (no `block_dim` field)
+    core::offload::offload! { kernel = unguarded, block_dim = [256, 1, 1], args = (&mut y,) }
     println!("{}", y[0]);
 }
 

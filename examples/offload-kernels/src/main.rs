@@ -90,7 +90,6 @@ mod device {
     #[unsafe(no_mangle)]
     #[rustc_offload_kernel]
     pub extern "gpu-kernel" fn saxpy(a: &f32, x: &[f32; N], y: &mut [f32; N]) {
-        // offload-ls: allow(unsafe_in_kernel) -- the core::arch::nvptx index intrinsics are `unsafe fn`s that only read special registers
         let i = unsafe { (_block_idx_x() as usize) * (_block_dim_x() as usize) + (_thread_idx_x() as usize) };
         if i < N {
             saxpy_at(i, *a, x, y);
@@ -102,7 +101,6 @@ mod device {
     #[unsafe(no_mangle)]
     #[rustc_offload_kernel]
     pub extern "gpu-kernel" fn daxpy(a: &f64, x: &[f64; N], y: &mut [f64; N]) {
-        // offload-ls: allow(unsafe_in_kernel) -- the core::arch::nvptx index intrinsics are `unsafe fn`s that only read special registers
         let i = unsafe { (_block_idx_x() as usize) * (_block_dim_x() as usize) + (_thread_idx_x() as usize) };
         if i < N {
             daxpy_at(i, *a, x, y);
@@ -114,7 +112,6 @@ mod device {
     #[unsafe(no_mangle)]
     #[rustc_offload_kernel]
     pub extern "gpu-kernel" fn triad(a: &mut [f64; N], b: &[f64; N], c: &[f64; N], q: &f64) {
-        // offload-ls: allow(unsafe_in_kernel) -- the core::arch::nvptx index intrinsics are `unsafe fn`s that only read special registers
         let i = unsafe { (_block_idx_x() as usize) * (_block_dim_x() as usize) + (_thread_idx_x() as usize) };
         if i < N {
             triad_at(i, a, b, c, *q);
@@ -126,7 +123,6 @@ mod device {
     #[unsafe(no_mangle)]
     #[rustc_offload_kernel]
     pub extern "gpu-kernel" fn fir(coeff: &[f32; TAPS], x: &[f32; N], out: &mut [f32; N]) {
-        // offload-ls: allow(unsafe_in_kernel) -- the core::arch::nvptx index intrinsics are `unsafe fn`s that only read special registers
         let i = unsafe { (_block_idx_x() as usize) * (_block_dim_x() as usize) + (_thread_idx_x() as usize) };
         if i < N {
             fir_at(i, coeff, x, out);
@@ -139,7 +135,6 @@ mod device {
     #[unsafe(no_mangle)]
     #[rustc_offload_kernel]
     pub extern "gpu-kernel" fn hash_u32(x: &[u32; N_ODD], out: &mut [u32; N_ODD]) {
-        // offload-ls: allow(unsafe_in_kernel) -- the core::arch::nvptx index intrinsics are `unsafe fn`s that only read special registers
         let i = unsafe { (_block_idx_x() as usize) * (_block_dim_x() as usize) + (_thread_idx_x() as usize) };
         if i < N_ODD {
             hash_at(i, x, out);

@@ -43,6 +43,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     unsafe {
         launch!(module.add<<<grid, BLOCK, 0, stream>>>(a.as_ptr(), b.as_ptr(), c.as_mut_ptr(), N))?;
+        // The stand-in `launch!` (shim/cust) passes a slice whole; cust's passes each `&[f32]` as
+        // (device pointer, length), which is what launch_arg_mismatch checks for.
+        // offload-ls: allow(launch_arg_mismatch)
         launch!(module.vecadd<<<grid, BLOCK, 0, stream>>>(&a, &b, d.as_mut_ptr()))?;
     }
     stream.synchronize()?;

@@ -281,8 +281,9 @@ def _with_level(f: Finding, level: Level) -> Finding:
     return f if f.level is level else shift.replace(f, level=level)
 
 
-_KERNELS, _DEVICE_FNS, _LAUNCHES, _CASTS = 1, 2, 4, 8
-_NEEDS = {"kernels": _KERNELS, "device_fns": _DEVICE_FNS, "launches": _LAUNCHES, "casts": _CASTS}
+_KERNELS, _DEVICE_FNS, _LAUNCHES, _CASTS, _EXTERNS = 1, 2, 4, 8, 16
+_NEEDS = {"kernels": _KERNELS, "device_fns": _DEVICE_FNS, "launches": _LAUNCHES, "casts": _CASTS,
+          "externs": _EXTERNS}
 
 
 def _wanted(active, holds: int) -> list:
@@ -302,8 +303,9 @@ def _check_unit(i: int, unit: Unit, facts: FileFacts, active, root: Node, source
     """(context key, results, findings with levels, context holds positions) of unit ``i``."""
     s = facts.summaries[i]
     info = facts.device_info[i] if s.fns else ()
-    holds = (_KERNELS if s.kernels else 0) | (_DEVICE_FNS if info else 0) | \
-        (_LAUNCHES if s.launches else 0) | (_CASTS if s.has_casts else 0)
+    holds = (_KERNELS if s.kernels or (s.items.fns and facts.launched_names) else 0) | \
+        (_DEVICE_FNS if info else 0) | (_LAUNCHES if s.launches else 0) | (_CASTS if s.has_casts else 0) | \
+        (_EXTERNS if s.extern_decls else 0)
     wanted = wanted_by_holds.get(holds)
     if wanted is None:
         wanted = wanted_by_holds[holds] = _wanted(active, holds)

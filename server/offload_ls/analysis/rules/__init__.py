@@ -30,7 +30,8 @@ class Rule:
             unit's findings under the facts the rule reads (analysis/engine.py
             ``unit_context``), so a rule that starts reading a new fact adds it there.
         needs: what a unit must hold for the rule to report anything in it (``"kernels"``,
-            ``"device_fns"``, ``"launches"``, ``"casts"``: shared-to-mutable pointer casts);
+            ``"device_fns"``, ``"launches"``, ``"casts"``: shared-to-mutable pointer casts,
+            ``"externs"``: host-side ``extern`` declarations);
             empty: every unit is checked.
     """
 

@@ -93,5 +93,5 @@ RULE = Rule(
     default_level=Level.DENY,
     summary="a host-side `extern` declaration of a kernel disagrees with the device kernel's signature",
     check=check,
-    needs=frozenset(),
+    needs=frozenset({"externs"}),
 )

@@ -138,9 +138,11 @@ def _arg_findings(ctx: FileContext, launch: Launch, kernel: Kernel,
             info = arg_info(node, at)
         problem = _problem(ctx, kernel, launch, p, info)
         if problem is not None:
+            whose = f"its host declaration's parameter is `{p.type_text}`" if p.name == "(declared)" else \
+                f"the kernel's parameter is `{p.name}: {p.type_text}`"
             yield Finding(rule=NAME, span=arg.span,
                           message=f"argument {i} of this launch of `{kernel.name}` is {info.what}, "
-                                  f"but the kernel's parameter is `{p.name}: {p.type_text}`: {problem}")
+                                  f"but {whose}: {problem}")
 
 
 def _problem(ctx: FileContext, kernel: Kernel, launch: Launch, p: Param, info: ArgInfo) -> str | None:

@@ -191,7 +191,7 @@ def _indexes_block_memory(use: Node, flow: ThreadFlow, statics: StaticMuts, prof
                 return True
         return name in statics.shared
     if binding.kind in ("let", "pattern"):
-        return True
+        return _local_buffer(binding, profile)
     if binding.kind == "param":  # parameter attributes are the `attribute_item`s before it
         prev = binding.node.prev_named_sibling
         if prev is None or prev.type != "attribute_item":
@@ -209,6 +209,29 @@ def _identifiers(node: Node) -> list[Node]:
             out.append(n)
         stack.extend(n.children)
     return out
+
+
+def _local_buffer(binding, profile) -> bool:
+    """A ``let`` that makes a local array (``[0.0; 256]``, ``let t: [f32; 16]``) or block
+    memory (``SharedMemory::<F>::new(n)``, ``shared_array![f32; 256]``), not one that
+    names a global buffer again (``let shared = tile as *mut [i32; 256];``)."""
+    if binding.type is not None and binding.type.type == "array_type":
+        return True
+    value = strip(binding.value) if binding.value is not None else None
+    if value is None:
+        return False
+    if value.type == "array_expression":
+        return True
+    if value.type == "macro_invocation":
+        m = value.child_by_field_name("macro")
+        return m is not None and node_text(m).rsplit("::", 1)[-1] in profile.shared_macros | {"shared_array"}
+    if value.type == "call_expression":
+        fn = value.child_by_field_name("function")
+        if fn is not None and fn.type == "generic_function":
+            fn = fn.child_by_field_name("function")
+        text = node_text(fn) if fn is not None else ""
+        return any(t in text for t in profile.shared_types)
+    return False
 
 
 def _static_length(use: Node, flow: ThreadFlow, fold) -> int | None:
