@@ -227,7 +227,8 @@ def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[U
     names = (old.unsafe_names ^ facts.unsafe_names) | (old.fn_names ^ facts.fn_names)
     heap = old.shadowed_heap != facts.shadowed_heap
     host = old.defined_host != facts.defined_host
-    flags = (old.all_cuda, old.all_cube_checked) != (facts.all_cuda, facts.all_cube_checked)
+    flags = (old.profile_of(None).ecosystem, old.all_cube_checked) != \
+        (facts.profile_of(None).ecosystem, facts.all_cube_checked)
     cubecl = old.any_cubecl != facts.any_cubecl
     sigs = {k for k in old._kernel_by_name.keys() | facts._kernel_by_name.keys()
             if old.kernel_params_sig(k) != facts.kernel_params_sig(k)}
@@ -386,9 +387,10 @@ def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, info: DeviceInfo,
         fns, base = s.fns, s.start
         parts.append(("device", tuple((fns[j].start - base, name, reason) for j, name, reason, _ in info)))
         if any(ki < 0 for _, _, _, ki in info):
-            # host_only_api_in_kernel (helpers of Rust-CUDA kernels), unchecked_thread_index
+            # host_only_api_in_kernel (a helper is judged by the file's kernels' ecosystem),
+            # unchecked_thread_index
             # (helpers of CubeCL checked kernels)
-            parts.append(("helpers", facts.all_cuda, facts.all_cube_checked))
+            parts.append(("helpers", facts.profile_of(None).ecosystem, facts.all_cube_checked))
         # host_only_api_in_kernel: std names the file defines itself
         parts.append(("host", facts.defined_host))
     if (s.kernels or info) and facts.has_statics:

@@ -540,17 +540,6 @@ class FileFacts:
                     return False
         return found
 
-    @cached_property
-    def all_cuda(self) -> bool:
-        """The file has kernels and all of them are Rust-CUDA ``#[kernel]`` functions."""
-        found = False
-        for s in self.summaries:
-            if s.kernels:
-                found = True
-                if not all(k.ecosystem is Ecosystem.CUDA for k in s.kernels):
-                    return False
-        return found
-
 
 class _Fn:
     """A function item for :func:`device_graph`, at current offsets, with where it is."""

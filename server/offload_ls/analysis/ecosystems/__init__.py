@@ -61,7 +61,8 @@ class Profile:
     """One ecosystem's conventions.
 
     Attributes:
-        name: directory-style name (``"rust-cuda"``); ecosystem: the :class:`Ecosystem`.
+        name: directory-style name (``"rust-cuda"``); title: as messages name it
+            (``"Rust-CUDA"``); ecosystem: the :class:`Ecosystem`.
         crate_roots: first path segments of ``use`` / attribute paths that identify the
             ecosystem in a file (``cuda_std``, ``cubecl``).
         index_fns: functions (last path segment, called with no argument or as a method
@@ -112,6 +113,7 @@ class Profile:
 
     name: str
     ecosystem: Ecosystem
+    title: str = ""
     crate_roots: frozenset[str] = frozenset()
     index_fns: dict[str, Index] = field(default_factory=dict)
     index_path_fns: dict[str, Index] = field(default_factory=dict)

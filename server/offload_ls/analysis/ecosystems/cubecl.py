@@ -24,6 +24,7 @@ def _XYZ(kind: str, fmt: str) -> dict[str, Index]:  # noqa: N802 - names in capi
 PROFILE = Profile(
     name="cubecl",
     ecosystem=Ecosystem.CUBECL,
+    title="CubeCL",
     crate_roots=frozenset({"cubecl", "cubecl_core", "burn_cubecl"}),
     index_consts={
         "ABSOLUTE_POS": Index("glin"), **_XYZ("gid", "ABSOLUTE_POS_{}"),

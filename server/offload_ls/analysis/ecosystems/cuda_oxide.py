@@ -22,6 +22,7 @@ from offload_ls.analysis.model import Ecosystem
 PROFILE = Profile(
     name="cuda-oxide",
     ecosystem=Ecosystem.CUDA_OXIDE,
+    title="cuda-oxide",
     crate_roots=frozenset({"cuda_device", "cuda_host", "cuda_macros", "cuda_intrinsics", "cuda_core",
                            "cuda_oxide"}),
     index_fns={

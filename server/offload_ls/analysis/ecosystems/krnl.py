@@ -14,6 +14,7 @@ from offload_ls.analysis.model import Ecosystem
 PROFILE = Profile(
     name="krnl",
     ecosystem=Ecosystem.KRNL,
+    title="krnl",
     crate_roots=frozenset({"krnl", "krnl_core", "krnl_macros"}),
     index_fns={
         "global_id": Index("glin"), "global_index": Index("glin"), "thread_id": Index("lid"),

@@ -20,6 +20,7 @@ from offload_ls.analysis.model import Ecosystem
 PROFILE = Profile(
     name="std-offload",
     ecosystem=Ecosystem.OFFLOAD,
+    title="rustc offload",
     crate_roots=frozenset(),
     index_fns={
         **_xyz("tid", "_thread_idx_{}"), **_xyz("bid", "_block_idx_{}"),

@@ -21,6 +21,7 @@ from offload_ls.analysis.model import Ecosystem
 PROFILE = Profile(
     name="rust-cuda",
     ecosystem=Ecosystem.CUDA,
+    title="Rust-CUDA",
     crate_roots=frozenset({"cuda_std", "cust", "cuda_builder"}),
     index_fns={
         **_xyz("tid", "thread_idx_{}"), **_xyz("bid", "block_idx_{}"),

@@ -16,6 +16,7 @@ from offload_ls.analysis.model import Ecosystem
 PROFILE = Profile(
     name="rust-gpu",
     ecosystem=Ecosystem.RUST_GPU,
+    title="rust-gpu",
     crate_roots=frozenset({"spirv_std"}),
     index_params={
         "global_invocation_id": Index("gid", "*"), "local_invocation_id": Index("tid", "*"),

@@ -10,10 +10,12 @@ up only in the device pass).
 
 Not reported: ``panic!``, ``assert!``, ``unreachable!``, ``write!`` into a
 ``core::fmt::Write`` — they are in ``core`` (a ``#![no_std]`` device crate provides the
-``#[panic_handler]``). Host functions of the same file are never reported. Rust-CUDA kernels
-(``#[kernel]``) are only checked for ``std::`` paths: ``cuda_std`` provides ``println!``
-(CUDA ``vprintf``) and can provide a global allocator (device ``malloc``). A helper that is
-not itself a kernel counts as Rust-CUDA when every kernel of the file is.
+``#[panic_handler]``). Host functions of the same file are never reported. What an ecosystem
+provides on the device is not reported (its profile's ``device_macros`` / ``device_types``:
+cuda_std's ``println!`` (CUDA ``vprintf``) and its prelude's ``Vec``, ``Box``, ``String``,
+``format!`` with a device allocator; CubeCL's ``debug_print!``), nor anything inside a macro
+whose arguments run on the host while the kernel is built (CubeCL ``comptime!``). A helper
+that is not itself a kernel is judged by the file's kernels' ecosystem.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.device_code import DeviceFn
-from offload_ls.analysis.model import Ecosystem, Finding, Level, Span
+from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.std_names import ALLOC_MACROS, HEAP_TYPES, HOST_ONLY_HINTS, PRINT_MACROS, holds_any
 from offload_ls.syntax.parse import node_text
@@ -59,7 +61,6 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         candidates.append((n.start_byte, n.end_byte, n, "method"))
     candidates.sort(key=lambda c: (c[0], -c[1]))
 
-    all_cuda = ctx.facts.all_cuda  # every kernel of the file is a Rust-CUDA kernel
     kept_end = -1
     for start, end, node, how in candidates:
         if end <= kept_end:
@@ -67,13 +68,45 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         dfn = _device_fn_at(device, start, end)
         if dfn is None:
             continue
+        # a helper is judged by the file's kernels' ecosystem
+        profile = ctx.profile(dfn.kernel)
         category, name = _category(node, how)
-        cuda = dfn.kernel.ecosystem is Ecosystem.CUDA if dfn.kernel is not None else all_cuda
-        if cuda and category != "std":
+        if _provided(profile, category, name, how) or _in_host_macro(node, start, profile.host_macros):
             continue
         kept_end = end
         shown = f".{node_text(node)}()" if how == "method" else _text(ctx, start, end)
-        yield Finding(rule=NAME, span=Span(start, end), message=message(shown, category, name, dfn, cuda))
+        yield Finding(rule=NAME, span=Span(start, end),
+                      message=message(shown, category, name, dfn, not profile.runtime_maps_arguments, profile.title))
+
+
+def _provided(profile, category: str, name: str, how: str) -> bool:
+    """Does the kernel's ecosystem provide this on the device (cuda_std's ``println!``, its
+    prelude's ``Vec`` / ``format!`` and allocation; CubeCL's ``debug_print!``)?"""
+    if category == "std":
+        return False
+    if how in ("macro",) or name.endswith("!"):
+        return name.rstrip("!") in profile.device_macros
+    if how == "method":
+        return bool(profile.device_types)  # an allocator exists on the device
+    return name in profile.device_types
+
+
+def _in_host_macro(node: Node, start: int, host_macros: frozenset[str]) -> bool:
+    """Is ``node`` inside a macro whose arguments run on the host while the kernel is
+    built (CubeCL ``comptime!(..)``)? Macro arguments are token trees: the macro is the
+    nearest ``macro_invocation`` around them."""
+    if not host_macros:
+        return False
+    n = node.parent
+    while n is not None:
+        if n.type == "macro_invocation":
+            m = n.child_by_field_name("macro")
+            if m is not None and node_text(m).rsplit("::", 1)[-1] in host_macros and n.start_byte < start:
+                return True
+        if n.type == "function_item":
+            return False
+        n = n.parent
+    return False
 
 
 def _captures_in_device_code(ctx: FileContext, device: list[DeviceFn]) -> dict[str, list[Node]]:
@@ -100,15 +133,17 @@ def _captures_in_device_code(ctx: FileContext, device: list[DeviceFn]) -> dict[s
     return out
 
 
-def message(shown: str, category: str, name: str, dfn: DeviceFn, cuda: bool = False) -> str:
+def message(shown: str, category: str, name: str, dfn: DeviceFn, cuda: bool = False,
+            ecosystem: str = "Rust-CUDA") -> str:
     """The finding's text.
 
     Args:
         shown: the source text reported (``println!``, ``Vec<f32>``, ``.to_string()``).
         category: ``"print"``, ``"alloc"`` or ``"std"``. name: the macro / type / method /
             path it is about (``println!``, ``Vec``, ``.to_vec()``, ``std::f32::consts::PI``).
-        dfn: the device function it is in. cuda: a Rust-CUDA kernel (built ``#![no_std]``
-            by rustc_codegen_nvvm rather than by the offload device pass).
+        dfn: the device function it is in. cuda: a kernel of an ecosystem that builds its
+            device crate ``#![no_std]`` itself (not rustc offload's device pass), named
+            ``ecosystem``.
     """
     where = f"in kernel `{dfn.name}`" if dfn.reason == "kernel" else f"in `{dfn.name}`, {dfn.reason}"
     if category == "print":
@@ -121,7 +156,7 @@ def message(shown: str, category: str, name: str, dfn: DeviceFn, cuda: bool = Fa
                 f"host allocates and passes to the kernel")
     core_path = "core" + name[name.index("std") + 3:] if name.lstrip(":").startswith("std") else None
     instead = f"`{core_path}` if the item exists in `core`" if core_path else "the `core` equivalent"
-    build = "Rust-CUDA kernels are built `#![no_std]`" if cuda else _CORE_ONLY
+    build = f"{ecosystem} kernels are built `#![no_std]`" if cuda else _CORE_ONLY
     return (f"`{shown}` {where}: `std` and `alloc` do not exist on the GPU — {build}; use "
             f"{instead}, and keep allocation and I/O on the host")
 
