@@ -17,8 +17,9 @@ SCALE_X_HELP = "  help: Change `*mut [f32; 4]` to `&mut [f32; 4]`"
 SCALE_N = ("warn_crate/src/lib.rs:6:71: warning[raw_pointer_kernel_param]: kernel `scale` takes "
            "`n: *const f32`, a raw pointer to ONE `f32`: the offload runtime copies 4 bytes (a single "
            "element) to the device, not the buffer it points into; pass `&[f32; N]` instead")
-FILL_MSG = ("kernel `fill` takes `out: *mut f32`, a raw pointer: the kernel needs `unsafe` to use it "
-            "and the compiler cannot mark it `noalias`")
+FILL_MSG = ("kernel `fill` takes `out: *mut f32`, a raw pointer to ONE `f32`: the offload runtime copies "
+            "4 bytes (a single element) to the device and back, not the buffer it points into; pass "
+            "`&mut [f32; N]` instead")
 
 
 def only(rule: str = RULE) -> list[str]:

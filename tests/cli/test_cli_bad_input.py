@@ -11,14 +11,14 @@ from cli_helpers import FILL_MSG, only
 from offload_ls.analysis.rules import all_rules
 from offload_ls.cli import check as check_module
 
-KERNEL = b"#[kernel]\npub unsafe fn fill(out: *mut f32) {}\n"
+KERNEL = b"#[offload_kernel]\npub unsafe fn fill(out: *mut f32) {}\n"
 FILL_LINE = f"warning[raw_pointer_kernel_param]: {FILL_MSG}"
 
 
 def test_invalid_utf8_is_analysed_and_located(cli, tmp_path, monkeypatch):
     # Two invalid bytes before the parameter: each counts as one column (it decodes to one
     # U+FFFD), as does the valid two-byte `é`: 35 code points (36 bytes) precede `*mut`.
-    (tmp_path / "bad.rs").write_bytes(b"#[kernel]\npub unsafe fn fill(/* \xff\xfe \xc3\xa9 */ out: *mut f32) {}\n")
+    (tmp_path / "bad.rs").write_bytes(b"#[offload_kernel]\npub unsafe fn fill(/* \xff\xfe \xc3\xa9 */ out: *mut f32) {}\n")
     monkeypatch.chdir(tmp_path)
     rc, out, err = cli("check", "bad.rs", *only())
     assert (rc, err) == (0, "")
@@ -52,15 +52,15 @@ def test_empty_file(cli, tmp_path, monkeypatch):
 
 
 def test_file_above_max_file_bytes_is_skipped(cli, tmp_path, monkeypatch):
-    (tmp_path / "big.rs").write_bytes(KERNEL)  # 47 bytes
+    (tmp_path / "big.rs").write_bytes(KERNEL)  # 55 bytes
     monkeypatch.chdir(tmp_path)
-    assert len(KERNEL) == 47
-    rc, out, err = cli("check", "big.rs", "--max-file-bytes", "46", *only())
+    assert len(KERNEL) == 55
+    rc, out, err = cli("check", "big.rs", "--max-file-bytes", "54", *only())
     assert (rc, out) == (0, "0 errors, 0 warnings in 0 files (1 skipped)\n")
-    assert err == ("offload-ls: note: big.rs: skipped: file too large (47 bytes; the limit is 46 bytes, "
+    assert err == ("offload-ls: note: big.rs: skipped: file too large (55 bytes; the limit is 54 bytes, "
                    "see --max-file-bytes)\n")
     # At the limit exactly, the file is analysed.
-    rc, out, err = cli("check", "big.rs", "--max-file-bytes", "47", *only())
+    rc, out, err = cli("check", "big.rs", "--max-file-bytes", "55", *only())
     assert (rc, err) == (0, "")
     assert out.splitlines()[-1] == "0 errors, 1 warning in 1 file"
 
@@ -81,7 +81,7 @@ def test_deeply_nested_code_does_not_crash(cli, tmp_path, monkeypatch):
     """10,000 nested parentheses and blocks, in a kernel and in host code, with every rule
     on: no rule may fail (a RecursionError would be logged and turn the exit status to 2)."""
     n = 10_000
-    head = b"#[kernel]\npub unsafe fn fill(out: *mut f32, xs: &[f32], i: usize) {\n"
+    head = b"#[offload_kernel]\npub unsafe fn fill(out: *mut f32, xs: &[f32], i: usize) {\n"
     files = {
         "parens.rs": head + b"    let v = " + b"(" * n + b"xs[i]" + b")" * n + b";\n}\n",
         "blocks.rs": head + b"    " + b"{" * n + b"let v = xs[i];" + b"}" * n + b"\n}\n",

@@ -75,7 +75,7 @@ def test_workspace_metadata_applies_to_member_and_package_metadata_wins(cli, tmp
     for member, extra in (("a", ""), ("b", '\n[package.metadata.offload-ls]\nraw_pointer_kernel_param = "allow"\n')):
         (tmp_path / member / "src").mkdir(parents=True)
         (tmp_path / member / "Cargo.toml").write_text(f'[package]\nname = "{member}"\nversion = "0.1.0"\n{extra}')
-        (tmp_path / member / "src/lib.rs").write_text("#[kernel]\npub unsafe fn fill(out: *mut f32) {}\n")
+        (tmp_path / member / "src/lib.rs").write_text("#[offload_kernel]\npub unsafe fn fill(out: *mut f32) {}\n")
     monkeypatch.chdir(tmp_path)
     rc, out, err = cli("check", ".", *only())
     assert (rc, err) == (1, "")
@@ -90,9 +90,11 @@ def test_directory_of_loose_files_without_cargo_toml(cli, in_fixtures):
     assert rc == 0
     assert out.splitlines() == [
         "plain_dir/kernel.rs:2:25: warning[raw_pointer_kernel_param]: kernel `copy` takes `src: *const u8`, "
-        "a raw pointer: the kernel needs `unsafe` to use it and the compiler cannot mark it `noalias`",
+        "a raw pointer to ONE `u8`: the offload runtime copies 1 byte (a single element) to the device, "
+        "not the buffer it points into; pass `&[u8; N]` instead",
         "plain_dir/kernel.rs:2:41: warning[raw_pointer_kernel_param]: kernel `copy` takes `dst: *mut u8`, "
-        "a raw pointer: the kernel needs `unsafe` to use it and the compiler cannot mark it `noalias`",
+        "a raw pointer to ONE `u8`: the offload runtime copies 1 byte (a single element) to the device and "
+        "back, not the buffer it points into; pass `&mut [u8; N]` instead",
         "0 errors, 2 warnings in 1 file",
     ]
 
@@ -109,7 +111,7 @@ def test_several_paths_in_order_each_file_once(cli, in_fixtures):
 def test_target_directory_is_skipped(cli, work):
     target = work / "warn_crate" / "target" / "debug"
     target.mkdir(parents=True)
-    (target / "generated.rs").write_text("#[kernel]\npub unsafe fn g(p: *mut f32) {}\n")
+    (target / "generated.rs").write_text("#[offload_kernel]\npub unsafe fn g(p: *mut f32) {}\n")
     rc, out, _ = cli("check", "warn_crate", *only())
     assert rc == 0
     assert "target" not in out
@@ -171,7 +173,7 @@ def test_output_file_in_missing_directory_is_an_error(cli, work):
 
 def test_suppression_comment_is_honoured(cli, tmp_path, monkeypatch):
     (tmp_path / "k.rs").write_text(
-        "// offload-ls: allow(raw_pointer_kernel_param)\n#[kernel]\npub unsafe fn g(p: *mut f32) {}\n")
+        "// offload-ls: allow(raw_pointer_kernel_param)\n#[offload_kernel]\npub unsafe fn g(p: *mut f32) {}\n")
     monkeypatch.chdir(tmp_path)
     assert cli("check", "k.rs", *only()) == (0, "0 errors, 0 warnings in 1 file\n", "")
 

@@ -17,7 +17,7 @@ import pytest
 
 from rawlsp import RawLsp
 
-KERNEL = b"#[kernel]\npub unsafe fn k(x: *mut f32) {}\n"
+KERNEL = b"#[offload_kernel]\npub unsafe fn k(x: *mut f32) {}\n"
 RAW_POINTER = "raw_pointer_kernel_param"
 LIMIT = 8 * 1024 * 1024  # maxFileBytes default
 BIG = 10 * 1024 * 1024
@@ -59,7 +59,7 @@ def write_hostile(src: Path, outside: Path, prefix: str) -> dict[str, Path]:
     with open(files["huge"], "wb") as fh:
         fh.write(KERNEL + b"// " + b"x" * (BIG - len(KERNEL) - 4) + b"\n")
     # 10,000 nested blocks in a kernel's body.
-    files["deep"].write_bytes(b"#[kernel]\npub unsafe fn k(x: *mut f32) " + b"{" * DEPTH + b"}" * DEPTH + b"\n")
+    files["deep"].write_bytes(b"#[offload_kernel]\npub unsafe fn k(x: *mut f32) " + b"{" * DEPTH + b"}" * DEPTH + b"\n")
     os.symlink(files["loop_b"].name, files["loop_a"])
     os.symlink(files["loop_a"].name, files["loop_b"])
     os.symlink(files["self"].name, files["self"])

@@ -424,7 +424,8 @@ def _exit_guard(stmt: Node, fold, exits: frozenset[str], source: bytes | None, o
 
 
 def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], Node | None],
-            length: int | None, is_thread: Callable[[Node], bool] = lambda n: False) -> bool:
+            length: int | None, is_thread: Callable[[Node], bool] = lambda n: False,
+            block_only: Callable[[Node], bool] = lambda n: False) -> bool:
     """Is ``index`` (an expression) below the buffer's length wherever ``guards`` hold?
 
     First, a guard on the same expression (up to a constant offset, :func:`affine`);
@@ -440,6 +441,9 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
         length: the buffer's length when known (an array ``[T; N]``), for constant bounds.
         is_thread: does a node's value depend on the thread index (such a value with no
             guard has no upper bound).
+        block_only: does a node's value depend on the block index alone (one block per
+            row: the launch has as many blocks as rows)? Such a value is a symbol, like a
+            value the same for every thread: its bound is the launch's shape.
     """
     e = affine(index, fold)
     for g in guards:
@@ -452,7 +456,7 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
                 return True
         elif slack <= 0:
             return True
-    ub = _Bounds(guards, fold, resolve, is_thread)
+    ub = _Bounds(guards, fold, resolve, lambda n: is_thread(n) and not block_only(n))
     top = ub.of(index, 1)
     if top is UNKNOWN:
         return True  # not an expression bounds can be worked out for: not reported
@@ -651,7 +655,7 @@ class _Bounds:
         if depth > 8:
             return False
         node = strip(node)
-        if node.type == "identifier" and self.is_thread(node):
+        if node.type == "identifier":
             value = self.resolve(node)
             return value is not None and self.linear(value, depth + 1)
         if node.type != "binary_expression":
@@ -673,7 +677,7 @@ class _Bounds:
 
     def _product(self, node: Node, depth: int) -> tuple[Node, Node] | None:
         node = strip(node)
-        if node.type == "identifier" and self.is_thread(node):
+        if node.type == "identifier":
             value = self.resolve(node)
             return self._product(value, depth + 1) if value is not None and depth < 8 else None
         if node.type != "binary_expression":
@@ -682,7 +686,7 @@ class _Bounds:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if op is None or op.type != "*" or left is None or right is None:
             return None
-        return (left, right) if self.is_thread(left) else (right, left)
+        return (right, left) if self.is_thread(right) and not self.is_thread(left) else (left, right)
 
     def _clamp_call(self, node: Node, sign: int, depth: int):
         """Bounds of ``a.min(b)`` / ``min(a, b)``, ``a.clamp(lo, hi)``,

@@ -59,11 +59,47 @@ def write_target(write: Node, params: dict[str, Param], fn: Node,
     name = node_text(node)
     param = params.get(name)
     if param is None:
-        return None
+        via = _element_binding(node, params, flow) if indices == [] else None
+        if via is None:
+            return None
+        param, node, index = via
+        return place, param, [index]
     binding = flow.binding(node)
     if binding is None or binding.kind != "param" or binding.node.parent is None or binding.node.parent.parent != fn:
         return None  # shadowed by a local of the same name
     return place, param, indices
+
+
+#: Methods that hand out one element of a buffer for writing (cuda-oxide
+#: ``DisjointSlice::get_mut(idx)``, ``slice::get_mut(i)``).
+_ELEMENT_METHODS = frozenset({"get_mut"})
+
+
+def _element_binding(ident: Node, params: dict[str, Param], flow: ThreadFlow):
+    """``*o = v`` where ``o`` comes from ``if let Some(o) = out.get_mut(idx)`` (or a ``let
+    Some(o) = .. else``): the write is to ``out[idx]``. (param, its identifier, index) or
+    ``None``."""
+    b = flow.binding(ident)
+    if b is None or b.kind != "pattern":
+        return None
+    node = b.node
+    value = node.child_by_field_name("value") if node.type in ("let_condition", "let_declaration") else None
+    if value is None:
+        return None
+    value = strip(value)
+    if value.type != "call_expression":
+        return None
+    fn, args = value.child_by_field_name("function"), value.child_by_field_name("arguments")
+    if fn is None or fn.type != "field_expression" or args is None:
+        return None
+    field, recv = fn.child_by_field_name("field"), fn.child_by_field_name("value")
+    a = named(args)
+    if field is None or recv is None or node_text(field) not in _ELEMENT_METHODS or len(a) != 1:
+        return None
+    recv = strip(recv)
+    if recv.type != "identifier" or node_text(recv) not in params:
+        return None
+    return params[node_text(recv)], recv, a[0]
 
 
 def _pointer_offset(node: Node) -> tuple[Node, Node] | None:
@@ -112,8 +148,22 @@ def every_thread_reaches(write: Node, body: Node, flow: ThreadFlow) -> bool:
 
 def _many_threads(cond: Node, flow: ThreadFlow) -> bool:
     """A condition that does not single out particular threads: provably the same for all
-    threads, or built only from ``<``, ``<=``, ``>``, ``>=`` (with ``&&``, ``||``, ``!``)."""
-    return flow.uniform(cond) or _inequality(cond)
+    threads, built only from ``<``, ``<=``, ``>``, ``>=`` (with ``&&``, ``||``, ``!``), or an
+    ``if let Some(o) = out.get_mut(i)`` bounds check."""
+    return flow.uniform(cond) or _inequality(cond) or _bounds_check(cond)
+
+
+def _bounds_check(cond: Node) -> bool:
+    """``let Some(..) = x.get(i)`` / ``x.get_mut(i)``: true for every thread in range."""
+    if cond.type != "let_condition":
+        return False
+    value = cond.child_by_field_name("value")
+    value = strip(value) if value is not None else None
+    if value is None or value.type != "call_expression":
+        return False
+    fn = value.child_by_field_name("function")
+    field = fn.child_by_field_name("field") if fn is not None and fn.type == "field_expression" else None
+    return field is not None and node_text(field) in ("get", "get_mut")
 
 
 def _inequality(cond: Node, depth: int = 0) -> bool:

@@ -39,5 +39,6 @@ PROFILE = Profile(
     device_macros=frozenset({"gpu_printf", "gpu_assert"}),
     unchecked_index_methods=frozenset({"add", "offset", "get_unchecked", "get_unchecked_mut"}),
     device_fn_attrs=frozenset({"device"}),
+    mutable_param_types=frozenset({"DisjointSlice"}),
     source="NVlabs/cuda-oxide README.md, crates/cuda-macros/README.md, crates/cuda-device/src/{thread,shared}.rs",
 )

@@ -171,9 +171,15 @@ def _classify(expr: Node, at: Node, depth: int = 0, nest: int = 0) -> _Use | Non
     if nest > MAX_DEPTH:
         return None
     e = expr
-    while e.type == "parenthesized_expression":
+    while e.type in ("parenthesized_expression", "unsafe_block", "block"):
+        if e.type == "unsafe_block":  # `unsafe { &*p }`: its value
+            block = next((c for c in e.named_children if c.type == "block"), None)
+            if block is None:
+                return None
+            e = block
+            continue
         inner = named(e)
-        if not inner:
+        if len(inner) != 1 or inner[0].type.endswith("_statement") or inner[0].type == "let_declaration":
             return None
         e = inner[0]
     t = e.type

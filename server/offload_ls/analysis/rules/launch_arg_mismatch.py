@@ -31,6 +31,7 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.launch_args import ArgInfo, arg_info, fits, reparse
 from offload_ls.analysis.model import Finding, Kernel, Launch, Level, Param, Transfer
 from offload_ls.analysis.rules import Rule
+from offload_ls.analysis.transfer import is_slice_type
 
 NAME = "launch_arg_mismatch"
 
@@ -100,9 +101,9 @@ def _expected(ctx: FileContext, kernel: Kernel, launch: Launch) -> list[tuple[Pa
 
 
 def _is_slice(p: Param) -> bool:
-    """``&[T]`` / ``&mut [T]``: a slice (tree-sitter's array type without a length)."""
-    return p.kind in ("ref", "mut_ref") and p.pointee is not None and p.pointee.startswith("[") \
-        and ";" not in p.pointee
+    """``&[T]`` / ``&mut [T]``: a slice (tree-sitter's array type without a length;
+    ``&[[f32; 4]]`` is a slice of arrays)."""
+    return p.kind in ("ref", "mut_ref") and p.pointee is not None and is_slice_type(p.pointee)
 
 
 def _count_finding(launch: Launch, kernel: Kernel, params: list[tuple[Param, int]], count: int,

@@ -103,7 +103,8 @@ def message(kernel: Kernel, param: Param, suggest: bool = True) -> str:
     if param.elem_bytes is not None:
         ref = "&mut " if param.kind == "mut_ptr" else "&"
         return (
-            f"{head} to ONE `{param.pointee}`: the offload runtime copies {param.elem_bytes} bytes "
+            f"{head} to ONE `{param.pointee}`: the offload runtime copies {param.elem_bytes} "
+            f"byte{'s' if param.elem_bytes != 1 else ''} "
             f"(a single element) {direction}, not the buffer it points into"
             + (f"; pass `{ref}[{param.pointee}; N]` instead" if suggest else "")
         )

@@ -88,7 +88,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             if _indexes_block_memory(use, flow, statics, profile):
                 continue
             guards = guards_at(use, body, fold, profile.exits, ctx.source)
-            if bounded(index, guards, fold, resolve, _static_length(use, flow, fold), flow.depends):
+            if bounded(index, guards, fold, resolve, _static_length(use, flow, fold), flow.depends,
+                       lambda n, flow=flow: _block_only(flow, n)):
                 continue
             seen.add(key)
             tvars = flow.thread_vars(index)
@@ -145,6 +146,11 @@ def _launch_position(flow: ThreadFlow, index: Node) -> bool:
     if flow.depends(index, "position"):
         return True
     return flow.depends(index, "global") and flow.depends(index, "local")
+
+
+def _block_only(flow: ThreadFlow, node: Node) -> bool:
+    """``node`` depends on the block index and on nothing else of the thread's position."""
+    return flow.depends(node, "global") and not flow.depends(node, "local") and not flow.depends(node, "position")
 
 
 def _base(use: Node) -> Node | None:
