@@ -227,7 +227,7 @@ def test_an_analysis_failure_is_reported_to_the_client(monkeypatch):
     from offload_ls.lsp import server as server_module
     from offload_ls.syntax.parse import parse
 
-    def boom(source, root, levels=None, cache=None):
+    def boom(source, root, levels=None, cache=None, crate=None):
         raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setattr(server_module, "analyze_tree", boom)

@@ -71,11 +71,25 @@ class ResyncStdin:
         return line
 
     def read(self, n: int) -> bytes:
-        """Exactly ``n`` bytes of a message body (fewer only at end of input)."""
+        """Exactly ``n`` bytes of a message body (fewer only at end of input).
+
+        A body that is not UTF-8 (LSP 3.17 base protocol: the content is UTF-8) is answered
+        with the parse error: Python's ``json.loads`` on bytes decodes with
+        ``surrogatepass`` and would accept encoded surrogates (``ED A0 80``), so the first
+        offending byte is replaced by ``FF``, which no decoder accepts (same length)."""
         if not self._pending:
-            return self._raw.read(n)
+            return _strict_utf8(self._raw.read(n))
         head, self._pending = self._pending[:n], self._pending[n:]
-        return head + (self._raw.read(n - len(head)) if len(head) < n else b"")
+        return _strict_utf8(head + (self._raw.read(n - len(head)) if len(head) < n else b""))
+
+
+def _strict_utf8(body: bytes) -> bytes:
+    """``body``, or with its first byte that is not strict UTF-8 replaced by ``FF``."""
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return body[: exc.start] + b"\xff" + body[exc.start + 1 :]
+    return body
 
 
 def valid_id(value) -> bool:
