@@ -206,3 +206,29 @@ def test_progress_counter_only_on_a_terminal_and_only_for_many_files(tmp_path):
     few = _Terminal()  # a terminal, but few files: nothing
     check_paths([tmp_path / "f000.rs"], stderr=few, cwd=tmp_path)
     assert few.getvalue() == ""
+
+
+def test_a_crate_is_checked_as_a_whole(cli, tmp_path, monkeypatch):
+    """A kernel in one file, its launch and the constants it uses in another: `check` on
+    one file of the crate still reads the rest of the crate (the nearest Cargo.toml)."""
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "k"\nversion = "0.1.0"\nedition = "2021"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "kernels.rs").write_text(
+        "#[rustc_offload_kernel]\n"
+        "pub extern \"gpu-kernel\" fn fill(y: &mut [f32; LEN]) {\n"
+        "    let i = unsafe { _block_idx_x() * _block_dim_x() + _thread_idx_x() } as usize;\n"
+        "    if i < PADDED { y[i] = 1.0; }\n"
+        "}\n")
+    (tmp_path / "src" / "main.rs").write_text(
+        "mod kernels;\nconst LEN: usize = 1000;\nconst PADDED: usize = 1024;\n"
+        "fn main() { let mut y = [0.0; LEN]; core::intrinsics::offload(kernels::fil, [4, 1, 1], [256, 1, 1], (&mut y,)); }\n")
+    monkeypatch.chdir(tmp_path)
+    rc, out, _ = cli("check", "src/kernels.rs", "src/main.rs")
+    lines = out.splitlines()
+    # `i < PADDED` (1024, from main.rs) does not bound `y` (LEN = 1000 elements)
+    assert lines[0].startswith("src/kernels.rs:4:23: warning[unchecked_thread_index]: `i` comes from the thread index")
+    # the launch names `fil`; the crate's kernel is `fill` (defined in kernels.rs)
+    assert lines[1] == ("src/main.rs:4:72: error[unknown_launch_kernel]: this launch names `fil`, but no function "
+                        "of that name is defined in the crate; did you mean `fill`?")
+    assert lines[2] == "1 error, 1 warning in 2 files"
+    assert rc == 1

@@ -21,14 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from offload_ls.analysis.context import file_facts
-from offload_ls.analysis.crate_index import CrateIndex, file_items
 from offload_ls.analysis.engine import analyze_tree
 from offload_ls.analysis.model import Finding, Level, Span
-from offload_ls.syntax.parse import parse
 from offload_ls.syntax.text import LineIndex
 from offload_ls.workspace.cargo import CargoConfig, load_cargo_config
-from offload_ls.workspace.crates import crate_files, crate_root
+from offload_ls.workspace.crates import CrateIndexes
 from offload_ls.workspace.files import FileTooLarge, looks_binary, read_source, rust_files
 
 #: Default for ``--max-file-bytes``: the server's ``maxFileBytes`` default (8 MiB).
@@ -254,7 +251,7 @@ def check_paths(
     logger = logging.getLogger("offload_ls")
     logger.addHandler(relay)
     configs: dict[Path, CargoConfig] = {}
-    crates = _Crates(max_file_bytes)
+    crates = CrateIndexes(lambda: max_file_bytes, keep_trees=True)
     try:
         for n, src in enumerate(files, 1):
             progress.show(n)
@@ -320,53 +317,8 @@ def _relative_manifest(problem: str, cwd: Path) -> str:
     return f"{SourcePath.of(Path(head), cwd).display}: {rest}"
 
 
-class _Crates:
-    """The crate index of each crate a checked file belongs to (workspace/crates.py),
-    built once per crate from all its files; parsed trees are kept for the files to check."""
-
-    def __init__(self, max_file_bytes: int) -> None:
-        self.max_file_bytes = max_file_bytes
-        self.indexes: dict[Path, CrateIndex] = {}
-        self.trees: dict[str, object] = {}
-
-    def view(self, path: Path):
-        """The rest of ``path``'s crate (``None`` outside a crate, or for a crate of one file)."""
-        root = crate_root(path)
-        if root is None:
-            return None
-        index = self.indexes.get(root)
-        if index is None:
-            index = self.indexes[root] = self._build(root)
-        key = os.path.abspath(path)
-        if key not in index.files:
-            return None  # not one of the crate's files (a nested crate's, a skipped folder's)
-        return index.view(key)
-
-    def _build(self, root: Path) -> CrateIndex:
-        index = CrateIndex()
-        for f in crate_files(root):
-            try:
-                data = read_source(f, self.max_file_bytes)
-            except (OSError, FileTooLarge):
-                continue  # the file's own check reports it, if it is checked
-            if looks_binary(data):
-                continue
-            key = os.path.abspath(f)
-            tree = parse(data)
-            self.trees[key] = (data, tree)
-            index.set(file_items(key, file_facts(data, tree.root_node)))
-        return index
-
-    def tree(self, path: Path, data: bytes):
-        """The tree parsed for the crate index when its bytes are ``data``, else a new one."""
-        found = self.trees.pop(os.path.abspath(path), None)
-        if found is not None and found[0] == data:
-            return found[1]
-        return parse(data)
-
-
 def _check_file(src: SourcePath, levels: Mapping[str, Level], max_file_bytes: int,
-                report: Callable[[Notice], None], crates: _Crates | None = None) -> FileReport | None:
+                report: Callable[[Notice], None], crates: CrateIndexes | None = None) -> FileReport | None:
     try:
         data = read_source(src.path, max_file_bytes)
     except FileTooLarge:
@@ -384,9 +336,9 @@ def _check_file(src: SourcePath, levels: Mapping[str, Level], max_file_bytes: in
         report(Notice("note", "skipped: binary file (a NUL byte in the first 8 KiB)", src, skipped=True))
         return None
     try:
-        crates = crates or _Crates(max_file_bytes)
+        crates = crates or CrateIndexes(lambda: max_file_bytes, keep_trees=True)
         crate = crates.view(src.path)
-        tree = crates.tree(src.path, data)
+        tree = crates.take_tree(src.path, data)
         analysis = analyze_tree(data, tree.root_node, levels, crate=crate)
     except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the others
         report(Notice("error", f"analysis failed ({type(exc).__name__}: {_short(exc)})", src))

@@ -10,9 +10,13 @@ above it is a crate of its own.
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
-from offload_ls.workspace.files import SKIP_DIRS
+from offload_ls.analysis.context import file_facts
+from offload_ls.analysis.crate_index import CrateIndex, CrateView, FileItems, file_items
+from offload_ls.syntax.parse import parse
+from offload_ls.workspace.files import SKIP_DIRS, FileTooLarge, looks_binary, read_source
 
 #: Most ``.rs`` files read for one crate's index (a directory tree that is not really one
 #: crate, such as a home directory with a stray Cargo.toml, stays bounded).
@@ -66,16 +70,25 @@ class CrateIndexes:
     Args:
         max_file_bytes: ``() -> int``, the current size limit (setting maxFileBytes);
             larger files are left out of the index.
+        keep_trees: keep each file's (bytes, tree) as read for the index, for
+            :meth:`take_tree` (the CLI analyses the same files next; the server does not).
     """
 
-    def __init__(self, max_file_bytes) -> None:
-        import threading  # noqa: PLC0415
-
+    def __init__(self, max_file_bytes, keep_trees: bool = False) -> None:
         self._max = max_file_bytes
         self._lock = threading.Lock()
-        self._indexes: dict[Path, object] = {}
+        self._indexes: dict[Path, CrateIndex] = {}
+        self._trees: dict[str, tuple[bytes, object]] | None = {} if keep_trees else None
 
-    def view(self, path: Path | None):
+    def take_tree(self, path: Path, data: bytes):
+        """The tree parsed for the index when the file's bytes were ``data`` (then
+        forgotten), else a new parse of ``data``."""
+        found = self._trees.pop(os.path.abspath(path), None) if self._trees is not None else None
+        if found is not None and found[0] == data:
+            return found[1]
+        return parse(data)
+
+    def view(self, path: Path | None) -> CrateView | None:
         """The rest of ``path``'s crate as a ``CrateView``; ``None`` outside a crate."""
         if path is None:
             return None
@@ -86,7 +99,7 @@ class CrateIndexes:
         with self._lock:
             return index.view(os.path.abspath(path))
 
-    def update(self, path: Path | None, items) -> bool:
+    def update(self, path: Path | None, items: FileItems) -> bool:
         """Replace ``path``'s items (``FileItems`` of its current text); True if something
         other files' analyses read changed (their views' fingerprints)."""
         if path is None:
@@ -128,13 +141,11 @@ class CrateIndexes:
         ra = crate_root(a)
         return ra is not None and ra == crate_root(b)
 
-    def _index(self, root: Path):
+    def _index(self, root: Path) -> CrateIndex:
         with self._lock:
             found = self._indexes.get(root)
         if found is not None:
             return found
-        from offload_ls.analysis.crate_index import CrateIndex  # noqa: PLC0415
-
         index = CrateIndex()
         for f in crate_files(root):
             items = self._read(f)
@@ -143,12 +154,8 @@ class CrateIndexes:
         with self._lock:
             return self._indexes.setdefault(root, index)
 
-    def _read(self, path: Path):
-        from offload_ls.analysis.context import file_facts  # noqa: PLC0415
-        from offload_ls.analysis.crate_index import file_items  # noqa: PLC0415
-        from offload_ls.syntax.parse import parse  # noqa: PLC0415
-        from offload_ls.workspace.files import FileTooLarge, looks_binary, read_source  # noqa: PLC0415
-
+    def _read(self, path: Path) -> FileItems | None:
+        """The items of one file on disk (``None``: unreadable, too large or binary)."""
         try:
             data = read_source(path, self._max())
         except (OSError, FileTooLarge):
@@ -156,4 +163,6 @@ class CrateIndexes:
         if looks_binary(data):
             return None
         tree = parse(data)
+        if self._trees is not None:
+            self._trees[os.path.abspath(path)] = (data, tree)
         return file_items(os.path.abspath(path), file_facts(data, tree.root_node))
