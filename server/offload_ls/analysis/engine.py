@@ -21,7 +21,7 @@ from tree_sitter import Node
 from offload_ls.analysis import shift
 from offload_ls.analysis.cache import FAILED, AnalysisCache, CacheStats, LastRun, UnitResult
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.facts import DeviceInfo, FileFacts
+from offload_ls.analysis.facts import CARRIED, DeviceInfo, FileFacts
 from offload_ls.analysis.model import Finding, Kernel, Launch, Level
 from offload_ls.analysis.rules import Rule, all_rules
 from offload_ls.analysis.suppress import SuppressionIndex, suppressions_from
@@ -217,7 +217,9 @@ def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[U
         # one for one, in order: unit i is unit i of the previous analysis (n == m)
         seed = {i: objs for i, objs in old._abs.items()
                 if (i < p or i >= n - q) and starts[i] == last.starts[i]}
-        facts = FileFacts(starts, summaries, device_info=old.device_info, abs_seed=seed, crate=crate)
+        carried = {name: old.__dict__[name] for name in CARRIED if name in old.__dict__}
+        facts = FileFacts(starts, summaries, device_info=old.device_info, abs_seed=seed, crate=crate,
+                          carried=carried)
         return facts, lambda i, o: False
     facts = FileFacts(starts, summaries, crate=crate)
     new_info, old_info = facts.device_info, old.device_info
@@ -227,8 +229,7 @@ def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[U
     names = (old.unsafe_names ^ facts.unsafe_names) | (old.fn_names ^ facts.fn_names)
     heap = old.shadowed_heap != facts.shadowed_heap
     host = old.defined_host != facts.defined_host
-    flags = (old.profile_of(None).ecosystem, old.all_cube_checked) != \
-        (facts.profile_of(None).ecosystem, facts.all_cube_checked)
+    flags = (old.primary_ecosystem, old.all_cube_checked) != (facts.primary_ecosystem, facts.all_cube_checked)
     cubecl = old.any_cubecl != facts.any_cubecl
     sigs = {k for k in old._kernel_by_name.keys() | facts._kernel_by_name.keys()
             if old.kernel_params_sig(k) != facts.kernel_params_sig(k)}
@@ -390,7 +391,7 @@ def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, info: DeviceInfo,
             # host_only_api_in_kernel (a helper is judged by the file's kernels' ecosystem),
             # unchecked_thread_index
             # (helpers of CubeCL checked kernels)
-            parts.append(("helpers", facts.profile_of(None).ecosystem, facts.all_cube_checked))
+            parts.append(("helpers", facts.primary_ecosystem, facts.all_cube_checked))
         # host_only_api_in_kernel: std names the file defines itself
         parts.append(("host", facts.defined_host))
     if (s.kernels or info) and facts.has_statics:

@@ -24,6 +24,13 @@ from offload_ls.analysis.units import ExternDecl, ExternParam, UnitSummary
 DeviceInfo = tuple[tuple[int, str, str, int], ...]
 
 
+#: The position-free facts an analysis may take over from the previous one when every unit's
+#: exports and the crate view are the same (analysis/engine.py's fast path).
+CARRIED = ("semantic_core", "primary_ecosystem", "kernel_attr_ecosystem", "roots", "launched_names",
+           "any_cubecl", "all_cube_checked", "has_statics", "shared_statics", "defined", "defined_host",
+           "shadowed", "shadowed_heap", "unsafe_names", "fn_names")
+
+
 class FileFacts:
     """Facts about the whole file.
 
@@ -36,17 +43,21 @@ class FileFacts:
         abs_seed: unit index -> (kernels, launches) already at the unit's current offsets.
         crate: the rest of the file's crate (analysis/crate_index.py), ``None`` for a file
             analysed alone.
+        carried: cached properties of a previous analysis whose units' exports (and crate)
+            were the same, and which hold no positions (:data:`CARRIED`).
     """
 
     def __init__(self, starts: list[int], summaries: list[UnitSummary],
                  device_info: list[DeviceInfo] | None = None,
                  abs_seed: dict[int, tuple[tuple[Kernel, ...], tuple[Launch, ...]]] | None = None,
-                 crate=None) -> None:
+                 crate=None, carried: dict | None = None) -> None:
         self.starts = starts
         self.summaries = summaries
         self.crate = crate
         if device_info is not None:
             self.__dict__["device_info"] = device_info
+        for name, value in (carried or {}).items():  # position-free facts of an equal file
+            self.__dict__[name] = value
         self._abs: dict[int, tuple[tuple[Kernel, ...], tuple[Launch, ...]]] = dict(abs_seed or {})
 
     def delta(self, i: int) -> int:
@@ -110,14 +121,21 @@ class FileFacts:
         cuda-oxide, by the crates the file and its crate use)."""
         return resolve_kernel_attr(self.roots)
 
+    @cached_property
+    def primary_ecosystem(self) -> Ecosystem:
+        """The ecosystem of the file's first marked kernel (std offload without one): what a
+        helper function that is not itself a kernel is judged by."""
+        for s in self.summaries:
+            if s.kernels:
+                eco = s.kernels[0].ecosystem
+                return self.kernel_attr_ecosystem if eco is Ecosystem.CUDA else eco
+        return Ecosystem.OFFLOAD
+
     def profile_of(self, kernel: Kernel | None) -> Profile:
-        """The ecosystem profile of ``kernel`` (of the file's kernels when ``None``: the
-        first kernel's, std offload's without kernels)."""
+        """The ecosystem profile of ``kernel`` (of the file's first marked kernel when
+        ``None``: :attr:`primary_ecosystem`)."""
         if kernel is None:
-            ks = self.kernels
-            kernel = ks[0] if ks else None
-        if kernel is None:
-            return profile(Ecosystem.OFFLOAD)
+            return profile(self.primary_ecosystem)
         eco = kernel.ecosystem
         if eco is Ecosystem.CUDA:
             eco = self.kernel_attr_ecosystem
