@@ -8,7 +8,7 @@ from offload_ls.syntax.parse import parse
 THREAD = {"x", "y", "i", "c", "row", "col", "gid"}
 
 
-def _check(src: str, idx_text: str, length=None, fold=None) -> bool:
+def _check(src: str, idx_text: str, length=None, fold=None, buffer=False) -> bool:
     data = src.encode()
     tree = parse(data)
     stack, target = [tree.root_node], None
@@ -29,7 +29,7 @@ def _check(src: str, idx_text: str, length=None, fold=None) -> bool:
         stack.extend(n.children)
     guards = guards_at(target, body, fold, frozenset({"terminate"}), data)
     return bounded(target.named_children[1], guards, fold, lambda node: lets.get(node.text), length,
-                   lambda node: node.text.decode() in THREAD)
+                   lambda node: node.text.decode() in THREAD, buffer=target.named_children[0] if buffer else None)
 
 
 @pytest.mark.parametrize("src, index, expected", [
@@ -69,3 +69,11 @@ def test_constant_bounds_against_a_known_length():
     src = "fn f(){ if i < NOUT { for j in 0..TAPS { a[i + j]; } } }"
     assert _check(src, "i + j", length=1000 + 16 - 1, fold=fold) is True
     assert _check(src, "i + j", length=1000, fold=fold) is False
+
+
+def test_an_index_clamped_below_the_buffers_length_is_bounded():
+    src = "fn f(){ let n = x.len(); for k in 0..5 { let j = (i + k).saturating_sub(2).min(n - 1); x[j]; } }"
+    assert _check(src, "j", buffer=True) is True
+    # clamped to another buffer's length: not known to fit `x`
+    other = src.replace("let n = x.len();", "let n = y.len();")
+    assert _check(other, "j", buffer=True) is False

@@ -425,7 +425,7 @@ def _exit_guard(stmt: Node, fold, exits: frozenset[str], source: bytes | None, o
 
 def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], Node | None],
             length: int | None, is_thread: Callable[[Node], bool] = lambda n: False,
-            block_only: Callable[[Node], bool] = lambda n: False) -> bool:
+            block_only: Callable[[Node], bool] = lambda n: False, buffer: Node | None = None) -> bool:
     """Is ``index`` (an expression) below the buffer's length wherever ``guards`` hold?
 
     First, a guard on the same expression (up to a constant offset, :func:`affine`);
@@ -444,6 +444,8 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
         block_only: does a node's value depend on the block index alone (one block per
             row: the launch has as many blocks as rows)? Such a value is a symbol, like a
             value the same for every thread: its bound is the launch's shape.
+        buffer: the indexed buffer's expression: an index below its ``.len()`` is in
+            bounds whatever the guards (``x[(i + k).min(x.len() - 1)]``).
     """
     e = affine(index, fold)
     for g in guards:
@@ -469,9 +471,10 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
         if length is not None:
             return c <= length - 1
         return any(_is_const(x) and c <= x.get((), 0) - 1 for x in ub.extents())
-    if length is not None and not _is_const(top):
-        pass  # a symbolic bound cannot be compared with a constant length: use the extents
-    return any(_le_minus_one(_sub(top, x)) for x in ub.extents())
+    extents = ub.extents()
+    if buffer is not None:
+        extents.append({(f"{canon(buffer)}.len()",): 1})
+    return any(_le_minus_one(_sub(top, x)) for x in extents)
 
 
 Poly = dict  # monomial (sorted tuple of symbol keys) -> integer coefficient

@@ -12,14 +12,13 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from offload_ls.analysis.ecosystems import Profile
 from offload_ls.analysis.indexing import find_binding, named, strip
 from offload_ls.analysis.transfer import SCALAR_BYTES, type_shape
 from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
 
 _FLOAT_SUFFIXES = ("f16", "f32", "f64", "f128")
 _INT_SUFFIXES = ("usize", "isize", "u128", "i128", "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8")
-#: Wrappers whose argument is the value passed (CubeCL ``ScalarArg::new(v)``).
-_VALUE_WRAPPERS = frozenset({"new"})
 
 
 @dataclass(frozen=True)
@@ -51,9 +50,13 @@ def reparse(source: bytes, start: int, end: int):
     return tree, (first[0] if first else None)
 
 
-def arg_info(expr: Node | None, at: Node | None) -> ArgInfo:
+def arg_info(expr: Node | None, at: Node | None, profile: Profile | None = None) -> ArgInfo:
     """The :class:`ArgInfo` of argument expression ``expr`` (possibly from a re-parsed
-    tree); identifiers are resolved at ``at``, a node of the file's tree (the launch)."""
+    tree); identifiers are resolved at ``at``, a node of the file's tree (the launch);
+    ``profile``: the kernel's ecosystem profile (its ``slice_args``, ``slice_types`` and
+    ``arg_wrappers``)."""
+    slice_args = profile.slice_args if profile is not None else {}
+    wrappers = profile.arg_wrappers if profile is not None else frozenset()
     if expr is None:
         return ArgInfo(None, None, "")
     text = node_text(expr)
@@ -73,21 +76,19 @@ def arg_info(expr: Node | None, at: Node | None) -> ArgInfo:
         if fn is not None and fn.type == "field_expression":
             field = fn.child_by_field_name("field")
             m = node_text(field) if field is not None else ""
-            if m == "as_slice":
-                return ArgInfo("slice", None, f"`{text}`")
-            if m == "as_slice_mut":
-                return ArgInfo("slice_mut", None, f"`{text}`")
-        if fn is not None and fn.type in ("scoped_identifier", "generic_function") and args is not None:
-            last = fn.child_by_field_name("name") if fn.type == "scoped_identifier" else None
+            if m in slice_args:
+                return ArgInfo(slice_args[m], None, f"`{text}`")
+        if fn is not None and fn.type == "scoped_identifier" and args is not None:
+            last, path = fn.child_by_field_name("name"), fn.child_by_field_name("path")
             a = named(args)
-            if last is not None and node_text(last) in _VALUE_WRAPPERS and len(a) == 1 \
-                    and node_text(fn).startswith("ScalarArg"):
-                inner = arg_info(a[0], at)
+            if last is not None and path is not None and node_text(last) == "new" and len(a) == 1 \
+                    and node_text(path).rsplit("::", 1)[-1] in wrappers:
+                inner = arg_info(a[0], at, profile)
                 return ArgInfo("value", inner.scalar, inner.what)
     if t == "identifier" and at is not None:
         b = find_binding(node_text(e), at)
         if b is not None and b.type is not None:
-            return _from_type(b.type, text)
+            return _from_type(b.type, text, profile.slice_types if profile is not None else {})
         if b is not None and b.kind == "let" and b.value is not None:
             v = strip(b.value)
             if v.type in ("integer_literal", "float_literal"):
@@ -97,7 +98,7 @@ def arg_info(expr: Node | None, at: Node | None) -> ArgInfo:
     return ArgInfo(None, None, f"`{text}`")
 
 
-def _from_type(type_node: Node, text: str) -> ArgInfo:
+def _from_type(type_node: Node, text: str, slice_types: dict[str, str]) -> ArgInfo:
     kind, pointee, _ = type_shape(type_node)
     base = node_text(type_node).split("<", 1)[0].rsplit("::", 1)[-1].strip()
     if kind == "scalar":
@@ -106,10 +107,8 @@ def _from_type(type_node: Node, text: str) -> ArgInfo:
     if kind in ("ref", "mut_ref"):
         st = pointee if pointee in SCALAR_BYTES else None
         return ArgInfo(kind, st, f"`{text}`, a `{node_text(type_node)}`")
-    if base == "Slice":
-        return ArgInfo("slice", None, f"`{text}`, a `{node_text(type_node)}`")
-    if base == "SliceMut":
-        return ArgInfo("slice_mut", None, f"`{text}`, a `{node_text(type_node)}`")
+    if base in slice_types:
+        return ArgInfo(slice_types[base], None, f"`{text}`, a `{node_text(type_node)}`")
     return ArgInfo(None, None, f"`{text}`")
 
 

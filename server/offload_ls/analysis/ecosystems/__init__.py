@@ -104,6 +104,18 @@ class Profile:
             kernel declares none (CubeCL ``CubeDim::default()`` is 16 x 16 x 1).
         per_thread_param_attrs: parameter attribute words that give each thread its own
             element (krnl ``#[item] y: &mut f32``): writing it is no race.
+        launch_forms: the launch forms (analysis/launches.py ``Launch.form``) that launch
+            this ecosystem's kernels; ``args_per_slice``: how many launch arguments a slice
+            parameter takes (cust's ``launch!``: pointer and length).
+        arg_wrappers: launch-argument constructors whose only argument is the value passed
+            (CubeCL ``ScalarArg::new(v)``), by the path before ``::new``.
+        handle_args: launch-argument constructors whose first argument is the buffer's
+            handle (CubeCL ``ArrayArg::from_raw_parts(&h, ..)``), by type name.
+        slice_args: methods making a launch argument from a host buffer -> ``"slice"`` or
+            ``"slice_mut"`` (krnl ``x.as_slice()`` / ``x.as_slice_mut()``), and
+            ``slice_types`` the types of such values (``Slice`` / ``SliceMut``).
+        device_pointer_methods: methods giving a device pointer whose mutability the syntax
+            does not say (cust ``buf.as_device_ptr()``).
         checked_launch: kernel attribute words whose launches turn out-of-bounds accesses
             into no-ops (CubeCL ``#[cube(launch)]``).
         launch_methods: method names on a kernel's path that launch it
@@ -135,6 +147,13 @@ class Profile:
     per_thread_param_attrs: frozenset[str] = frozenset()
     mutable_param_types: frozenset[str] = frozenset()
     device_fn_attrs: frozenset[str] = frozenset()
+    launch_forms: frozenset[str] = frozenset()
+    args_per_slice: int = 1
+    arg_wrappers: frozenset[str] = frozenset()
+    handle_args: frozenset[str] = frozenset()
+    slice_args: dict[str, str] = field(default_factory=dict)
+    slice_types: dict[str, str] = field(default_factory=dict)
+    device_pointer_methods: frozenset[str] = frozenset()
     launch_defaults: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
     default_block: tuple[int, ...] | None = None
     checked_launch: frozenset[str] = frozenset()
@@ -221,6 +240,23 @@ def query_vocabulary() -> dict[str, str]:
     return {"unchecked_index_methods": q(unchecked), "thread_index_fns": q(fns), "thread_index_consts": q(consts), "global_index_fns": q(gfns),
             "thread_index_path_fns": q(paths), "global_index_path_fns": q(gpaths),
             "global_index_consts": q(gconsts), "index_param_words": q(params), "global_param_words": q(gparams)}
+
+
+def union(attr: str) -> frozenset:
+    """The union of one set-valued (or dict-valued: its keys) field over every profile."""
+    out: set = set()
+    for p in profiles().values():
+        out |= set(getattr(p, attr))
+    return frozenset(out)
+
+
+def for_form(form: str) -> Profile | None:
+    """The profile of the ecosystem a launch form launches (``None``: std offload's forms,
+    which may name any function)."""
+    for p in profiles().values():
+        if form in p.launch_forms:
+            return p
+    return None
 
 
 def all_index_names() -> frozenset[str]:

@@ -42,5 +42,8 @@ PROFILE = Profile(
     unchecked_index_methods=frozenset({"index_unchecked", "index_assign_unchecked"}),
     device_fn_attrs=frozenset({"cube"}),
     default_block=(16, 16, 1),
+    launch_forms=frozenset({"cube"}),
+    arg_wrappers=frozenset({"ScalarArg"}),
+    handle_args=frozenset({"ArrayArg", "TensorArg"}),
     source="tracel-ai/cubecl crates/cubecl-core/src/frontend/topology.rs, cubecl-macros",
 )

@@ -40,5 +40,6 @@ PROFILE = Profile(
     unchecked_index_methods=frozenset({"add", "offset", "get_unchecked", "get_unchecked_mut"}),
     device_fn_attrs=frozenset({"device"}),
     mutable_param_types=frozenset({"DisjointSlice"}),
+    launch_forms=frozenset({"cuda_launch!"}),
     source="NVlabs/cuda-oxide README.md, crates/cuda-macros/README.md, crates/cuda-device/src/{thread,shared}.rs",
 )

@@ -27,5 +27,8 @@ PROFILE = Profile(
     unchecked_index_methods=frozenset({"unsafe_index", "unsafe_index_mut"}),
     per_thread_param_attrs=frozenset({"item"}),
     mutable_param_types=frozenset({"UnsafeSlice"}),
+    launch_forms=frozenset({"krnl"}),
+    slice_args={"as_slice": "slice", "as_slice_mut": "slice_mut"},
+    slice_types={"Slice": "slice", "SliceMut": "slice_mut", "UnsafeSlice": "slice_mut"},
     source="charles-r-earp/krnl krnl-core/src/kernel.rs, krnl-macros, README",
 )

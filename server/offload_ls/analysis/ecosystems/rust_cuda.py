@@ -39,5 +39,8 @@ PROFILE = Profile(
     device_macros=frozenset({"println", "print", "format", "vec", "assert_eq"}),
     device_types=frozenset({"Vec", "Box", "String"}),
     unchecked_index_methods=frozenset({"add", "offset", "get_unchecked", "get_unchecked_mut"}),
+    launch_forms=frozenset({"launch!"}),
+    args_per_slice=2,
+    device_pointer_methods=frozenset({"as_device_ptr", "as_raw_ptr"}),
     source="Rust-GPU/Rust-CUDA crates/cuda_std/src/thread.rs, crates/cuda_std/src/shared.rs, examples/",
 )

@@ -27,5 +27,6 @@ PROFILE = Profile(
                         "control_barrier", "memory_barrier", "all_memory_barrier_with_group_sync"}),
     shared_param_attrs=frozenset({"workgroup"}),
     unchecked_index_methods=frozenset({"get_unchecked", "get_unchecked_mut", "index_unchecked", "index_unchecked_mut"}),
+    launch_forms=frozenset({"wgpu"}),
     source="Rust-GPU/rust-gpu crates/spirv-std/src/arch/barrier.rs, examples/shaders/compute-shader",
 )

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.ecosystems import union
 from offload_ls.analysis.indexing import MAX_DEPTH, find_binding, named, strip
 from offload_ls.analysis.model import Finding, Kernel, Launch, LaunchArg, Level, Param, Related, Span, Transfer
 from offload_ls.analysis.rules import Rule
@@ -38,7 +39,9 @@ NAME = "aliased_launch_args"
 
 _MUT_METHODS = ("as_mut_ptr", "cast_mut", "as_mut")
 _SHARED_METHODS = ("as_ptr", "cast_const")
-_UNKNOWN_METHODS = ("as_device_ptr", "as_raw_ptr")
+#: Methods giving a pointer whose mutability the syntax does not say (the profiles'
+#: ``device_pointer_methods``: cust's ``buf.as_device_ptr()``).
+_UNKNOWN_METHODS = union("device_pointer_methods")
 _POINTER_KINDS = ("ref", "mut_ref", "const_ptr", "mut_ptr")
 _MUTABLE_KINDS = ("mut_ref", "mut_ptr")
 
@@ -254,9 +257,9 @@ def _classify(expr: Node, at: Node, depth: int = 0, nest: int = 0) -> _Use | Non
     return None
 
 
-#: CubeCL's launch-argument constructors whose first argument is the buffer's handle
-#: (cubecl-core frontend/container/array/launch.rs, tensor/launch.rs).
-_HANDLE_ARGS = frozenset({"ArrayArg", "TensorArg"})
+#: Launch-argument constructors whose first argument is the buffer's handle (the profiles'
+#: ``handle_args``: CubeCL's ``ArrayArg::from_raw_parts(&h, ..)``).
+_HANDLE_ARGS = union("handle_args")
 
 
 def _launch_handle(call: Node) -> Node | None:

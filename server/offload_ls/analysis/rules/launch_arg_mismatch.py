@@ -89,15 +89,12 @@ def _decl_param(p) -> Param:
 def _expected(ctx: FileContext, kernel: Kernel, launch: Launch) -> list[tuple[Param, int]] | None:
     """Each kernel parameter with the number of launch arguments it takes, in order;
     ``None`` for a launch form this rule does not check."""
-    form = launch.form
-    if form in ("offload!", "offload()", "cuda_launch!", "cube"):
-        return [(p, 1) for p in kernel.params]
-    if form == "launch!":
-        return [(p, 2 if _is_slice(p) else 1) for p in kernel.params]
-    if form == "krnl":
-        shared = ctx.profile(kernel).shared_param_attrs
-        return [(p, 1) for p in kernel.params if not shared.intersection(p.attrs)]
-    return None
+    if launch.form == "wgpu":
+        return None  # a pipeline's entry point, not a call with arguments
+    prof = ctx.profile(kernel)
+    shared = prof.shared_param_attrs  # block-shared memory is no launch argument (krnl #[group])
+    return [(p, prof.args_per_slice if _is_slice(p) else 1) for p in kernel.params
+            if not shared.intersection(p.attrs)]
 
 
 def _is_slice(p: Param) -> bool:
@@ -132,11 +129,11 @@ def _arg_findings(ctx: FileContext, launch: Launch, kernel: Kernel,
         i += 1
         if launch.form in _MACRO_FORMS:
             tree, node = reparse(ctx.source, arg.span.start, arg.span.end)
-            info = arg_info(node, at)
+            info = arg_info(node, at, ctx.profile(kernel))
             del tree
         else:
             node = ctx.node(arg.span)
-            info = arg_info(node, at)
+            info = arg_info(node, at, ctx.profile(kernel))
         problem = _problem(ctx, kernel, launch, p, info)
         if problem is not None:
             whose = f"its host declaration's parameter is `{p.type_text}`" if p.name == "(declared)" else \
@@ -150,10 +147,12 @@ def _problem(ctx: FileContext, kernel: Kernel, launch: Launch, p: Param, info: A
     if any(g in p.type_text.replace("<", " ").replace(">", " ").split() or p.type_text.strip("&mut ") == g
            for g in kernel.generics):
         return None
-    if launch.form == "krnl":
-        wants_mut = p.kind == "mut_ref" or p.type_text.split("<", 1)[0].strip().endswith("UnsafeSlice")
-        if info.kind == "slice" and wants_mut:
-            return "the kernel writes it, so it takes a `SliceMut` (`as_slice_mut()`)"
+    prof = ctx.profile(kernel)
+    if info.kind == "slice" and prof.slice_types:
+        base = p.type_text.split("<", 1)[0].rsplit("::", 1)[-1].strip()
+        if p.kind == "mut_ref" or prof.slice_types.get(base) == "slice_mut":
+            fix = next((m for m, k in prof.slice_args.items() if k == "slice_mut"), "a mutable slice")
+            return f"the kernel writes it, so it takes a mutable slice (`{fix}()`)"
     if launch.form in ("offload!", "offload()"):
         if p.kind == "mut_ref" and info.kind in ("ref", "value"):
             return "the kernel writes through it, so it takes `&mut` (the runtime copies it back)"

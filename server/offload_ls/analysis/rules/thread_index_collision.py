@@ -108,7 +108,7 @@ def _configs(ctx: FileContext, kernel: Kernel) -> list[tuple[Dims | None, Dims |
     for la in ctx.facts.all_launches_of(kernel.name):
         wg, th = ctx.facts.full_dims(la)
         if th is None:
-            th = declared if declared is not None else (profile.default_block if la.form == "cube" else None)
+            th = declared if declared is not None else profile.default_block
         out.append((_pad(wg), _pad(th), la))
     if not out:
         out.append((None, _pad(declared), None))

@@ -89,7 +89,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 continue
             guards = guards_at(use, body, fold, profile.exits, ctx.source)
             if bounded(index, guards, fold, resolve, _static_length(use, flow, fold), flow.depends,
-                       lambda n, flow=flow: _block_only(flow, n)):
+                       lambda n, flow=flow: _block_only(flow, n), _base(use)):
                 continue
             seen.add(key)
             tvars = flow.thread_vars(index)

@@ -17,19 +17,11 @@ import difflib
 from collections.abc import Iterator
 
 from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.ecosystems import for_form
 from offload_ls.analysis.model import Ecosystem, Finding, Launch, Level
 from offload_ls.analysis.rules import Rule
 
 NAME = "unknown_launch_kernel"
-
-#: Launch form -> the ecosystems whose kernels it launches (std offload: any function).
-_FORM_ECOSYSTEMS = {
-    "launch!": {Ecosystem.CUDA},
-    "cuda_launch!": {Ecosystem.CUDA_OXIDE},
-    "cube": {Ecosystem.CUBECL},
-    "krnl": {Ecosystem.KRNL},
-    "wgpu": {Ecosystem.RUST_GPU},
-}
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -42,7 +34,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         offload = launch.form in ("offload!", "offload()")
         if offload and ctx.facts.function_anywhere(name) is not None:
             continue
-        if not offload and not _crate_has_kernels(ctx, _FORM_ECOSYSTEMS.get(launch.form, set())):
+        owner = for_form(launch.form)  # the ecosystem whose launch form this is
+        if not offload and (owner is None or not _crate_has_kernels(ctx, {owner.ecosystem})):
             continue
         path = _path_before(ctx.source, launch)
         if path is None or _external(ctx, path):
@@ -105,7 +98,7 @@ def _path_before(source: bytes, launch: Launch) -> list[str] | None:
             segs.insert(0, source[m:k].decode("utf-8", "replace"))
             i = m
             continue
-        if launch.form == "launch!" and source[j - 1:j] != b".":
+        if launch.form == "launch!" and source[j - 1:j] != b".":  # cust: `module.kernel` or a handle
             return None  # a function handle variable, not `module.kernel`
         break
     return segs
