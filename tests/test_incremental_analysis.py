@@ -328,39 +328,50 @@ def test_cache_stays_within_its_bound():
     assert len(doc.cache) == 10
 
 
+def random_edit(rng: random.Random, src: bytes, items: list[bytes], words: list[bytes]) -> TextEdit:
+    """One random small edit of ``src``: typing one of ``words`` (half the time), deleting
+    a few bytes, pasting one of ``items`` at the start of a line, or changing a number."""
+    at = rng.randrange(len(src) + 1)
+    r = rng.random()
+    if r < 0.5:
+        return TextEdit(at, at, rng.choice(words))
+    if r < 0.7:
+        return TextEdit(at, min(len(src), at + rng.randrange(1, 6)), b"")
+    if r < 0.85:
+        line = src.rfind(b"\n", 0, at) + 1
+        return TextEdit(line, line, rng.choice(items))
+    d = rng.choice(list(re.finditer(rb"\d+", src)))
+    return TextEdit(d.start(), d.end(), rng.choice([b"1", b"256", b"0"]))
+
+
+def edit_and_compare(paths: list[Path], rng: random.Random, items: list[bytes], words: list[bytes],
+                     edits: int) -> int:
+    """Apply ``edits`` random edits to each file through ParsedFile.apply; after each, the
+    analysis with the document's cache must equal a from-scratch analysis. Returns the
+    number of comparisons."""
+    compared = 0
+    for path in paths:
+        pf = ParsedFile(path.read_bytes())
+        cache = AnalysisCache()
+        analyze_tree(pf.source, pf.root, cache=cache)
+        for _ in range(edits):
+            edit = random_edit(rng, pf.source, items, words)
+            pf.apply([edit])
+            assert analyze_tree(pf.source, pf.root, cache=cache) == analyze_source(pf.source), (path, edit)
+            compared += 1
+    return compared
+
+
 def test_results_never_depend_on_the_cache():
     """Random small edits (typing, deleting, pasting items) through ParsedFile.apply: after
     each, the analysis with the document's cache equals a from-scratch analysis."""
-    rng = random.Random(20250514)
-    snippets = [b"static mut G: i32 = 0;\n", b"#[cfg(offload_device)]\n", b"fn helper() { G += 1; }\n",
-                b"// offload-ls: allow(unsafe_in_kernel)\n", b"use heapless::Vec;\n", b"struct Vec;\n",
-                b"extern \"C\" { fn saxpy(x: *mut [f32; 4]); }\n", b"mod m {\n", b"}\n", b"#[kernel]\n",
-                b"helper();", b"x.to_vec();", b"{", b"1", b"x", b";", b"\n", b"&mut "]
-    compared = 0
-    for path in ("examples/lint-gallery/src/main.rs", "examples/offload-kernels/src/main.rs"):
-        pf = ParsedFile((REPO / path).read_bytes())
-        cache = AnalysisCache()
-        analyze_tree(pf.source, pf.root, cache=cache)
-        for _ in range(60):
-            src = pf.source
-            at = rng.randrange(len(src) + 1)
-            r = rng.random()
-            if r < 0.5:
-                edit = TextEdit(at, at, rng.choice(snippets[-6:]))
-            elif r < 0.7:
-                edit = TextEdit(at, min(len(src), at + rng.randrange(1, 6)), b"")
-            elif r < 0.85:
-                line = src.rfind(b"\n", 0, at) + 1
-                edit = TextEdit(line, line, rng.choice(snippets[:-6]))
-            else:
-                digits = list(re.finditer(rb"\d+", src))
-                d = rng.choice(digits)
-                edit = TextEdit(d.start(), d.end(), rng.choice([b"1", b"256", b"0"]))
-            pf.apply([edit])
-            result = analyze_tree(pf.source, pf.root, cache=cache)
-            assert result == analyze_source(pf.source), (path, edit)
-            compared += 1
-    assert compared == 120
+    items = [b"static mut G: i32 = 0;\n", b"#[cfg(offload_device)]\n", b"fn helper() { G += 1; }\n",
+             b"// offload-ls: allow(unsafe_in_kernel)\n", b"use heapless::Vec;\n", b"struct Vec;\n",
+             b"extern \"C\" { fn saxpy(x: *mut [f32; 4]); }\n", b"mod m {\n", b"}\n", b"#[kernel]\n",
+             b"helper();", b"x.to_vec();"]
+    words = [b"{", b"1", b"x", b";", b"\n", b"&mut "]
+    paths = [REPO / "examples/lint-gallery/src/main.rs", REPO / "examples/offload-kernels/src/main.rs"]
+    assert edit_and_compare(paths, random.Random(20250514), items, words, 60) == 120
 
 
 def test_threads_sharing_a_cache_get_the_results_of_their_own_text():
@@ -479,33 +490,11 @@ def test_results_never_depend_on_the_cache_with_crate_wide_rules():
     """As above, on corpus files that exercise the crate-wide rules (launch dimensions and
     arguments, constants, aliases, host declarations, ecosystem imports): random edits,
     including ones that leave a `mod` open (items then hang from an ERROR node)."""
-    rng = random.Random(7)
-    snippets = [b"static mut G: i32 = 0;\n", b"#[cfg(offload_device)]\n", b"const N: usize = 64;\n",
-                b"type Real = f64;\n", b"use cuda_std::thread;\n", b"extern \"C\" { fn saxpy(x: *mut [f32; 4]); }\n",
-                b"mod m {\n", b"}\n", b"#[kernel]\n",
-                b"{", b"1", b"x", b";", b"\n", b"&mut ", b" + 1", b"[16, 16, 1]", b"_thread_idx_x()"]
+    items = [b"static mut G: i32 = 0;\n", b"#[cfg(offload_device)]\n", b"const N: usize = 64;\n",
+             b"type Real = f64;\n", b"use cuda_std::thread;\n", b"extern \"C\" { fn saxpy(x: *mut [f32; 4]); }\n",
+             b"mod m {\n", b"}\n", b"#[kernel]\n"]
+    words = [b"{", b"1", b"x", b";", b"\n", b"&mut ", b" + 1", b"[16, 16, 1]", b"_thread_idx_x()"]
     files = ["offload/stencils.rs", "offload/launch_errors.rs", "offload-1.96/apps.rs", "cubecl/reductions.rs",
              "rust-cuda/launches.rs", "krnl/elementwise.rs"]
-    compared = 0
-    for name in files:
-        pf = ParsedFile((REPO / "tests" / "corpus" / name).read_bytes())
-        cache = AnalysisCache()
-        analyze_tree(pf.source, pf.root, cache=cache)
-        for _ in range(25):
-            src = pf.source
-            at = rng.randrange(len(src) + 1)
-            r = rng.random()
-            if r < 0.5:
-                edit = TextEdit(at, at, rng.choice(snippets[-9:]))
-            elif r < 0.7:
-                edit = TextEdit(at, min(len(src), at + rng.randrange(1, 6)), b"")
-            elif r < 0.85:
-                line = src.rfind(b"\n", 0, at) + 1
-                edit = TextEdit(line, line, rng.choice(snippets[:-9]))
-            else:
-                d = rng.choice(list(re.finditer(rb"\d+", src)))
-                edit = TextEdit(d.start(), d.end(), rng.choice([b"1", b"256", b"0"]))
-            pf.apply([edit])
-            assert analyze_tree(pf.source, pf.root, cache=cache) == analyze_source(pf.source), (name, edit)
-            compared += 1
-    assert compared == 150
+    paths = [REPO / "tests" / "corpus" / name for name in files]
+    assert edit_and_compare(paths, random.Random(7), items, words, 25) == 150

@@ -198,48 +198,31 @@ def resolve_kernel_attr(roots: frozenset[str]) -> Ecosystem:
     return Ecosystem.CUDA
 
 
+#: Query placeholders filled from the profiles' thread-index tables: (placeholder for every
+#: position name, placeholder for those that differ between blocks) per table.
+_VOCABULARY_TABLES = {
+    "index_fns": ("thread_index_fns", "global_index_fns"),
+    "index_path_fns": ("thread_index_path_fns", "global_index_path_fns"),
+    "index_consts": ("thread_index_consts", "global_index_consts"),
+    "index_params": ("index_param_words", "global_param_words"),
+}
+
+
 @cache
 def query_vocabulary() -> dict[str, str]:
     """Placeholder -> the quoted, space-separated names it stands for in the ``.scm``
-    queries: ``thread_index_fns``, ``thread_index_consts``, ``global_index_fns``,
-    ``global_index_consts``, ``index_param_words``, ``global_param_words``."""
-    fns: set[str] = set()
-    consts: set[str] = set()
-    paths: set[str] = set()
-    gpaths: set[str] = set()
-    gfns: set[str] = set()
-    gconsts: set[str] = set()
-    params: set[str] = set()
-    gparams: set[str] = set()
+    queries: per thread-index table (:data:`_VOCABULARY_TABLES`) the position names, and
+    those that differ between blocks; and ``unchecked_index_methods``."""
+    names: dict[str, set[str]] = {ph: set() for pair in _VOCABULARY_TABLES.values() for ph in pair}
     for p in profiles().values():
-        for name, ix in p.index_fns.items():
-            if ix.is_position:
-                fns.add(name)
-                if ix.varies_across_blocks:
-                    gfns.add(name)
-        for name, ix in p.index_path_fns.items():
-            if ix.is_position:
-                paths.add(name)
-                if ix.varies_across_blocks:
-                    gpaths.add(name)
-        for name, ix in p.index_consts.items():
-            if ix.is_position:
-                consts.add(name)
-                if ix.varies_across_blocks:
-                    gconsts.add(name)
-        for word, ix in p.index_params.items():
-            if ix.is_position:
-                params.add(word)
-                if ix.varies_across_blocks:
-                    gparams.add(word)
-
-    def q(names: set[str]) -> str:
-        return " ".join(f'"{n}"' for n in sorted(names))
-
-    unchecked = {m for p in profiles().values() for m in p.unchecked_index_methods}
-    return {"unchecked_index_methods": q(unchecked), "thread_index_fns": q(fns), "thread_index_consts": q(consts), "global_index_fns": q(gfns),
-            "thread_index_path_fns": q(paths), "global_index_path_fns": q(gpaths),
-            "global_index_consts": q(gconsts), "index_param_words": q(params), "global_param_words": q(gparams)}
+        for table, (every, across_blocks) in _VOCABULARY_TABLES.items():
+            for name, ix in getattr(p, table).items():
+                if ix.is_position:
+                    names[every].add(name)
+                    if ix.varies_across_blocks:
+                        names[across_blocks].add(name)
+    names["unchecked_index_methods"] = set(union("unchecked_index_methods"))
+    return {ph: " ".join(f'"{n}"' for n in sorted(v)) for ph, v in names.items()}
 
 
 def union(attr: str) -> frozenset:
