@@ -72,11 +72,10 @@ def file_items(path: str, facts) -> FileItems:
         mods.extend(it.mods)
     statics = tuple(d for s in summaries for d in s.statics if d.module_level)
     externs = tuple(e for s in summaries for e in s.extern_decls)
-    key = hash((
-        tuple(s.exports[-1] for s in summaries),
-        tuple((d.name, d.shared) for d in statics),
-        tuple((e.name, tuple(None if p is None else (p.type_text, p.kind) for p in e.params)) for e in externs),
-    ))
+    # what other files read of this one: its items and kernels (own_semantic_hash), its
+    # launches (their kernels' dimensions and arguments), its shared statics
+    key = hash((facts.own_semantic_hash, tuple(s.exports[-1][1] for s in summaries if s.launches),
+                tuple((d.name, d.shared) for d in statics)))
     return FileItems(path, kernels, tuple(fns), launches, tuple(consts), tuple(aliases), statics,
                      frozenset(roots), tuple(renames), tuple(mods), externs, key)
 

@@ -26,7 +26,7 @@ DeviceInfo = tuple[tuple[int, str, str, int], ...]
 
 #: The position-free facts an analysis may take over from the previous one when every unit's
 #: exports and the crate view are the same (analysis/engine.py's fast path).
-CARRIED = ("semantic_core", "primary_ecosystem", "kernel_attr_ecosystem", "roots", "launched_names",
+CARRIED = ("semantic_core", "own_semantic_hash", "primary_ecosystem", "kernel_attr_ecosystem", "roots", "launched_names",
            "any_cubecl", "all_cube_checked", "has_statics", "shared_statics", "defined", "defined_host",
            "shadowed", "shadowed_heap", "unsafe_names", "fn_names")
 
@@ -281,10 +281,9 @@ class FileFacts:
         return self.crate.fns.get(name) if self.crate is not None else None
 
     @cached_property
-    def semantic_core(self) -> int:
-        """A hash of what the crate-wide rules read of the file and its crate besides the
-        launches of particular kernels: every unit's semantic exports (analysis/units.py),
-        host-side ``extern`` declarations, and the crate view's fingerprint."""
+    def own_semantic_hash(self) -> int:
+        """A hash of what the crate-wide rules read of this file alone: every unit's
+        semantic exports (analysis/units.py) and host-side ``extern`` declarations."""
         parts = []
         for s in self.summaries:
             sem = s.exports[-1] if s.exports else None
@@ -292,7 +291,15 @@ class FileFacts:
                 parts.append(sem[2:] + sem[:1])
             if s.extern_decls:  # host declarations of kernels (launch_arg_mismatch, kernel_decl_mismatch)
                 parts.append(s.exports[8])
-        return hash((self.crate.fingerprint if self.crate is not None else None, tuple(parts), self.launched_names))
+        return hash(tuple(parts))
+
+    @cached_property
+    def semantic_core(self) -> int:
+        """A hash of what the crate-wide rules read of the file and its crate besides the
+        launches of particular kernels: :attr:`own_semantic_hash`, the crate view's
+        fingerprint and the names launches give kernels."""
+        return hash((self.crate.fingerprint if self.crate is not None else None, self.own_semantic_hash,
+                     self.launched_names))
 
     def launch_key(self, kernel_name: str) -> tuple:
         """What the launches of ``kernel_name`` (file and crate) say, without positions."""
