@@ -297,52 +297,95 @@ def _range_bound(rng: Node, var: Node, fold, out: list[Guard]) -> None:
 
 
 def guards_at(use: Node, body: Node, fold, exits: frozenset[str] = frozenset(),
-              source: bytes | None = None) -> list[Guard]:
+              source: bytes | None = None, memo: dict | None = None, parent=None) -> list[Guard]:
     """Every bound that holds where ``use`` is evaluated, from ``body`` (the function's
     block) down to it. ``exits``: macros that end the thread (as ``return`` does);
-    ``source``: the file's bytes, to read ``assert!`` arguments."""
-    out: list[Guard] = []
-    child, node = use, use.parent
+    ``source``: the file's bytes, to read ``assert!`` arguments; ``memo``: node key ->
+    the guards above that node, shared by the uses of one function (a node's guards are
+    its parent's contribution plus its parent's guards, so each node is walked once
+    however deep an expression nests); ``parent``: how to go up (analysis/indexing.py
+    ``ParentMap``; tree-sitter's ``Node.parent`` searches from the root)."""
+    if memo is None:
+        memo = {}
+    up = parent if parent is not None else (lambda n: n.parent)
+    path = []
+    node = use
+    above: tuple = ()
     while node is not None:
-        t = node.type
-        if t == "if_expression":
-            cond = node.child_by_field_name("condition")
-            if cond is not None and child != cond:
-                conditions(cond, child == node.child_by_field_name("consequence"), fold, out)
-        elif t == "else_clause":
-            pass
-        elif t == "while_expression":
-            cond = node.child_by_field_name("condition")
-            if cond is not None and child == node.child_by_field_name("body"):
-                conditions(cond, True, fold, out)
-        elif t == "for_expression":
-            pattern, value = node.child_by_field_name("pattern"), node.child_by_field_name("value")
-            if child == node.child_by_field_name("body") and pattern is not None and value is not None:
-                rng = _range_of(value)
-                if rng is not None:
-                    _range_bound(rng, pattern, fold, out)
-        elif t == "match_arm":
-            pattern = node.child_by_field_name("pattern")
-            guard = pattern.child_by_field_name("condition") if pattern is not None else None
-            if guard is not None and child != pattern:
-                conditions(guard, True, fold, out)
-        elif t == "binary_expression":
-            op = node.child_by_field_name("operator")
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if op is not None and left is not None and child == right:
-                if op.type == "&&":
-                    conditions(left, True, fold, out)
-                elif op.type == "||":
-                    conditions(left, False, fold, out)
-        elif t == "block":
-            for stmt in _named(node):
-                if stmt.start_byte >= child.start_byte:
-                    break
-                _exit_guard(stmt, fold, exits, source, out)
+        k = (node.start_byte, node.end_byte, node.type)
+        found = memo.get(k)
+        if found is not None:
+            above = found
+            break
+        path.append(node)
         if node == body:
             break
-        child, node = node, node.parent
-    return out
+        node = up(node)
+    if path and path[-1] == body:  # nothing above the body counts
+        memo[(body.start_byte, body.end_byte, body.type)] = above = ()
+        parent = body
+        path.pop()
+    else:
+        parent = node
+    for n in reversed(path):
+        if parent is not None:
+            extra: list[Guard] = []
+            _contribution(parent, n, fold, exits, source, extra, memo)
+            if extra:
+                above = (*extra, *above)
+        memo[(n.start_byte, n.end_byte, n.type)] = above
+        parent = n
+    return list(above)
+
+
+def _contribution(node: Node, child: Node, fold, exits: frozenset[str], source: bytes | None,
+                  out: list[Guard], memo: dict) -> None:
+    """The bounds ``node`` adds for what lies below it through ``child``."""
+    t = node.type
+    if t == "if_expression":
+        cond = node.child_by_field_name("condition")
+        if cond is not None and child != cond:
+            conditions(cond, child == node.child_by_field_name("consequence"), fold, out)
+    elif t == "while_expression":
+        cond = node.child_by_field_name("condition")
+        if cond is not None and child == node.child_by_field_name("body"):
+            conditions(cond, True, fold, out)
+    elif t == "for_expression":
+        pattern, value = node.child_by_field_name("pattern"), node.child_by_field_name("value")
+        if child == node.child_by_field_name("body") and pattern is not None and value is not None:
+            rng = _range_of(value)
+            if rng is not None:
+                _range_bound(rng, pattern, fold, out)
+    elif t == "match_arm":
+        pattern = node.child_by_field_name("pattern")
+        guard = pattern.child_by_field_name("condition") if pattern is not None else None
+        if guard is not None and child != pattern:
+            conditions(guard, True, fold, out)
+    elif t == "binary_expression":
+        op = node.child_by_field_name("operator")
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if op is not None and left is not None and child == right:
+            if op.type == "&&":
+                conditions(left, True, fold, out)
+            elif op.type == "||":
+                conditions(left, False, fold, out)
+    elif t == "block":
+        # the early exits of the block's statements, read once per block (a block of n
+        # statements would otherwise be read n times over)
+        key = ("exits", node.id)
+        exits_of = memo.get(key)
+        if exits_of is None:
+            exits_of = []
+            for stmt in _named(node):
+                found: list[Guard] = []
+                _exit_guard(stmt, fold, exits, source, found)
+                if found:
+                    exits_of.append((stmt.start_byte, found))
+            memo[key] = exits_of
+        for start, found in exits_of:
+            if start >= child.start_byte:
+                break
+            out.extend(found)
 
 
 def _range_of(value: Node) -> Node | None:

@@ -139,7 +139,9 @@ class LetIndex:
             closure body sees the function's lets, so closures' lets are included).
     """
 
-    def __init__(self, lets: list[Node]) -> None:
+    def __init__(self, lets: list[Node], parent: ParentMap | None = None) -> None:
+        self._binders: dict = {}
+        self.parent = parent
         self._by_name: dict[str, list[tuple[Node, Node]]] = {}
         for n in lets:
             if n.parent is None or n.parent.type != "block":
@@ -147,6 +149,10 @@ class LetIndex:
             pattern = n.child_by_field_name("pattern")
             for name in pattern_names(pattern) if pattern is not None else ():
                 self._by_name.setdefault(name, []).append((n, n.parent))
+
+    def binders_above(self, at: Node) -> tuple:
+        """:func:`binders_above` with this function's memo and parent map."""
+        return binders_above(at, self._binders, self.parent)
 
     def nearest(self, name: str, at: Node) -> tuple[Node, Node] | None:
         """(let, its block) of the innermost, latest ``let`` binding ``name`` that is
@@ -184,9 +190,8 @@ def find_binding(name: str, at: Node, lets: LetIndex | None = None) -> Binding |
     Returns ``None`` when the name is not bound inside the function (a constant, a static,
     an item, or a name the macro-free lexical search cannot see)."""
     nearest_let = lets.nearest(name, at) if lets is not None else None
-    child = at
-    node = at.parent
-    while node is not None:
+    pairs = lets.binders_above(at) if lets is not None else _walk_up(at)
+    for node, child in pairs:
         t = node.type
         if t == "block":
             if lets is None:
@@ -225,9 +230,84 @@ def find_binding(name: str, at: Node, lets: LetIndex | None = None) -> Binding |
                             c.type == "mutable_specifier" for c in p.children)
                         return Binding(name, "param", p, None, p.child_by_field_name("type"), mutable)
             return None
-        child = node
-        node = node.parent
     return None
+
+
+class ParentMap:
+    """Parents of the nodes of one function, found top-down once.
+
+    tree-sitter keeps no parent pointers: ``Node.parent`` searches down from the root, so
+    walking up from a node ``d`` levels deep costs O(d) per step and O(d**2) in all — a
+    long expression chain (``a + b + .. + z``, as deep as it is long) made every walk up
+    quadratic. Nodes outside the function fall back to ``Node.parent``."""
+
+    def __init__(self, root: Node) -> None:
+        self.root = root
+        self._map: dict[int, Node] | None = None
+
+    def __call__(self, node: Node) -> Node | None:
+        if self._map is None:
+            self._map = {}
+            stack = [self.root]
+            while stack:
+                n = stack.pop()
+                for c in n.children:
+                    self._map[c.id] = n
+                    stack.append(c)
+        found = self._map.get(node.id)
+        return found if found is not None else node.parent
+
+
+#: Node types that can bind a name for what lies below them (find_binding).
+_BINDERS = frozenset({"block", "closure_expression", "for_expression", "match_arm", "if_expression",
+                      "while_expression", "function_item"})
+
+
+def _walk_up(at: Node):
+    """(ancestor, its child on the way) from ``at``'s parent up to the root."""
+    child, node = at, at.parent
+    while node is not None:
+        yield node, child
+        child, node = node, node.parent
+
+
+def _key(node: Node) -> tuple[int, int, str]:
+    return node.start_byte, node.end_byte, node.type
+
+
+def binders_above(at: Node, memo: dict, parent=None) -> tuple:
+    """The (binder, its child on the way) pairs from ``at``'s parent up to the enclosing
+    ``function_item`` (inclusive), binders only (:data:`_BINDERS`), innermost first.
+
+    ``memo`` (node key -> its pairs) is shared by the lookups of one function: a node's
+    pairs are its parent's contribution plus its parent's pairs, so each node of the
+    function is walked once however deep an expression nests (``a + b + .. + z`` is a
+    chain as deep as it is long). ``parent``: how to go up (a :class:`ParentMap`)."""
+    up = parent if parent is not None else (lambda n: n.parent)
+    path = []
+    node = at
+    above: tuple = ()
+    while node is not None:
+        k = _key(node)
+        found = memo.get(k)
+        if found is not None:
+            above = found
+            break
+        path.append(node)
+        if node.type == "function_item":
+            above = ()
+            memo[k] = above
+            path.pop()
+            break
+        node = up(node)
+    # path[-1]'s parent is `node` (memoized, a function item, or None)
+    parent = node
+    for n in reversed(path):
+        if parent is not None and parent.type in _BINDERS:
+            above = ((parent, n), *above)
+        memo[_key(n)] = above
+        parent = n
+    return memo.get(_key(at), above)
 
 
 def _preceding(block: Node, child: Node) -> list[Node]:
@@ -354,23 +434,24 @@ def _source_name(node: Node) -> str:
     return node_text(node)
 
 
-def _source_in_load(expr: Node, start: int) -> bool:
+def _source_in_load(expr: Node, start: int, parent=None) -> bool:
     """Is the source starting at byte ``start`` inside the brackets of a load nested in
     ``expr`` (``zones[_thread_idx_x()]`` is data read at a thread-dependent place)?"""
     n = expr.descendant_for_byte_range(start, start)
-    return n is not None and _inside_load(n, expr)
+    return n is not None and _inside_load(n, expr, parent)
 
 
-def _inside_load(ident: Node, expr: Node) -> bool:
+def _inside_load(ident: Node, expr: Node, parent=None) -> bool:
     """Is ``ident`` inside the brackets of an ``index_expression`` nested in ``expr`` (the
     value read, ``zones[i]``, is data: it does not carry ``i``'s thread dependence)?"""
-    child, n = ident, ident.parent
+    up = parent if parent is not None else (lambda n: n.parent)
+    child, n = ident, up(ident)
     while n is not None and child != expr:
         if n.type == "index_expression" and n.named_child_count == 2 and n.named_children[1] == child:
             return True
         if n.start_byte < expr.start_byte or n.end_byte > expr.end_byte:
             return False
-        child, n = n, n.parent
+        child, n = n, up(n)
     return False
 
 
@@ -436,7 +517,9 @@ class FlowIndex:
             left, right = w.child_by_field_name("left"), w.child_by_field_name("right")
             if left is not None and left.type == "identifier" and right is not None:
                 self.assigned.setdefault(node_text(left), []).append(right)
-        self.let_index = LetIndex(self.lets)
+        #: parents of the function's nodes (walking up without tree-sitter's O(depth) search)
+        self.parent = ParentMap(fn)
+        self.let_index = LetIndex(self.lets, self.parent)
         #: (start, end) of an identifier -> its binding (a pure function of the tree)
         self.binding_memo: dict[tuple[int, int], Binding | None] = {}
 
@@ -466,6 +549,8 @@ class ThreadFlow:
         self.param_words = ix.param_words
         self._assigned = ix.assigned
         self._let_index = ix.let_index
+        #: parents of the function's nodes (:class:`ParentMap`)
+        self.parent = ix.parent
         self._binding_memo = ix.binding_memo
         # answers that depend on the depth limit (MAX_DEPTH) are memoised per flow only
         self._dep_memo: dict[tuple[int, int, str, bool], bool] = {}
@@ -487,7 +572,7 @@ class ThreadFlow:
         :data:`_KINDS` (``"position"``: a position in the whole launch; ``"local"``: within
         the block)."""
         sources = self._sources_by_kind[_kind(global_only)]
-        return any(node.start_byte <= s and e <= node.end_byte and not _source_in_load(node, s)
+        return any(node.start_byte <= s and e <= node.end_byte and not _source_in_load(node, s, self.parent)
                    for s, e in sources)
 
     def binding(self, ident: Node) -> Binding | None:
@@ -536,7 +621,7 @@ class ThreadFlow:
         ``global_only``: see :meth:`is_source`."""
         out = []
         for ident in self.identifiers(expr):
-            if _inside_load(ident, expr):
+            if _inside_load(ident, expr, self.parent):
                 continue  # `table[i]` is data read at a thread-dependent place, not an index
             b = self.binding(ident)
             if b is not None and self.binding_depends(b, global_only):

@@ -50,11 +50,11 @@ def reparse(source: bytes, start: int, end: int):
     return tree, (first[0] if first else None)
 
 
-def arg_info(expr: Node | None, at: Node | None, profile: Profile | None = None) -> ArgInfo:
+def arg_info(expr: Node | None, at: Node | None, profile: Profile | None = None, lets=None) -> ArgInfo:
     """The :class:`ArgInfo` of argument expression ``expr`` (possibly from a re-parsed
     tree); identifiers are resolved at ``at``, a node of the file's tree (the launch);
     ``profile``: the kernel's ecosystem profile (its ``slice_args``, ``slice_types`` and
-    ``arg_wrappers``)."""
+    ``arg_wrappers``); ``lets``: the launching function's ``LetIndex`` (faster lookups)."""
     slice_args = profile.slice_args if profile is not None else {}
     wrappers = profile.arg_wrappers if profile is not None else frozenset()
     if expr is None:
@@ -67,7 +67,7 @@ def arg_info(expr: Node | None, at: Node | None, profile: Profile | None = None)
     if t == "reference_expression":
         mutable = any(c.type == "mutable_specifier" for c in e.children)
         inner = e.child_by_field_name("value")
-        scalar = _scalar(inner, at) if inner is not None else None
+        scalar = _scalar(inner, at, lets) if inner is not None else None
         return ArgInfo("mut_ref" if mutable else "ref", scalar, f"`{text}`")
     if t in ("integer_literal", "float_literal"):
         return ArgInfo("value", _literal_type(e), f"the literal `{text}`")
@@ -83,10 +83,10 @@ def arg_info(expr: Node | None, at: Node | None, profile: Profile | None = None)
             a = named(args)
             if last is not None and path is not None and node_text(last) == "new" and len(a) == 1 \
                     and node_text(path).rsplit("::", 1)[-1] in wrappers:
-                inner = arg_info(a[0], at, profile)
+                inner = arg_info(a[0], at, profile, lets)
                 return ArgInfo("value", inner.scalar, inner.what)
     if t == "identifier" and at is not None:
-        b = find_binding(node_text(e), at)
+        b = find_binding(node_text(e), at, lets)
         if b is not None and b.type is not None:
             return _from_type(b.type, text, profile.slice_types if profile is not None else {})
         if b is not None and b.kind == "let" and b.value is not None:
@@ -112,9 +112,9 @@ def _from_type(type_node: Node, text: str, slice_types: dict[str, str]) -> ArgIn
     return ArgInfo(None, None, f"`{text}`")
 
 
-def _scalar(expr: Node, at: Node | None) -> str | None:
+def _scalar(expr: Node, at: Node | None, lets=None) -> str | None:
     """The primitive type of ``expr`` (a literal or a variable of primitive type)."""
-    info = arg_info(expr, at)
+    info = arg_info(expr, at, None, lets)
     return info.scalar if info.kind == "value" else None
 
 

@@ -93,8 +93,9 @@ def _aliasing(ctx: FileContext, launch: Launch, kernel: Kernel | None, parsed: l
     """``parsed``: (tree, argument node, offset) of each argument (:func:`_reparse`)."""
     uses: list[_Use | None] = []
     at = ctx.root.named_descendant_for_byte_range(launch.span.start, launch.span.end)
+    lets = ctx.lets_at(launch.span.start)
     for _tree, node, _ in parsed:
-        uses.append(_classify(node, at) if node is not None and at is not None else None)
+        uses.append(_classify(node, at, lets=lets) if node is not None and at is not None else None)
     params = kernel.params if kernel is not None else ()
     for j, b in enumerate(uses):
         if b is None:
@@ -167,7 +168,7 @@ def _conflict(a: _Use, pa: Param | None, b: _Use, pb: Param | None) -> bool:
     return pointer(a, pa) and pointer(b, pb) and (mutable(a, pa) or mutable(b, pb))
 
 
-def _classify(expr: Node, at: Node, depth: int = 0, nest: int = 0) -> _Use | None:
+def _classify(expr: Node, at: Node, depth: int = 0, nest: int = 0, lets=None) -> _Use | None:
     """How ``expr`` (an argument, possibly from a re-parsed tree) refers to a place;
     ``at`` is the launch node in the file's tree, where variables are resolved. ``depth``
     counts variables followed through ``let`` (at most 4), ``nest`` nested expressions."""
@@ -196,7 +197,7 @@ def _classify(expr: Node, at: Node, depth: int = 0, nest: int = 0) -> _Use | Non
         return _Use(place, "mut" if mutable else "shared", mut_ref=mutable and not raw)
     if t == "type_cast_expression":
         value, target = e.child_by_field_name("value"), e.child_by_field_name("type")
-        inner_use = _classify(value, at, depth, nest + 1) if value is not None else None
+        inner_use = _classify(value, at, depth, nest + 1, lets) if value is not None else None
         if inner_use is None:
             return None
         if target is not None and target.type == "pointer_type":
@@ -207,7 +208,7 @@ def _classify(expr: Node, at: Node, depth: int = 0, nest: int = 0) -> _Use | Non
         fn = e.child_by_field_name("function")
         handle = _launch_handle(e)
         if handle is not None:  # CubeCL ArrayArg::from_raw_parts(&handle, ..): the handle's buffer
-            inner = _classify(handle, at, depth, nest + 1)
+            inner = _classify(handle, at, depth, nest + 1, lets)
             return _Use(inner.place, "unknown") if inner is not None else None
         if fn is None or fn.type != "field_expression":
             return None
@@ -216,7 +217,7 @@ def _classify(expr: Node, at: Node, depth: int = 0, nest: int = 0) -> _Use | Non
             return None
         method = node_text(field)
         if method in ("cast_mut", "cast_const", "cast"):
-            inner_use = _classify(value, at, depth, nest + 1)
+            inner_use = _classify(value, at, depth, nest + 1, lets)
             if inner_use is None:
                 return None
             mode = {"cast_mut": "mut", "cast_const": "shared"}.get(method, inner_use.mode)
@@ -241,10 +242,10 @@ def _classify(expr: Node, at: Node, depth: int = 0, nest: int = 0) -> _Use | Non
         return None
     if t == "identifier":
         name = node_text(e)
-        binding = find_binding(name, at)
+        binding = find_binding(name, at, lets)
         if binding is not None and depth < 4:
             if binding.kind == "let" and binding.value is not None:
-                resolved = _classify(binding.value, binding.value, depth + 1, nest + 1)
+                resolved = _classify(binding.value, binding.value, depth + 1, nest + 1, lets)
                 if resolved is not None and resolved.mode != "unknown":
                     return _Use(resolved.place, resolved.mode)
             if binding.type is not None and binding.type.type == "pointer_type":

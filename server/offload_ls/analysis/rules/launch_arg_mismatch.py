@@ -120,6 +120,7 @@ def _count_finding(launch: Launch, kernel: Kernel, params: list[tuple[Param, int
 def _arg_findings(ctx: FileContext, launch: Launch, kernel: Kernel,
                   params: list[tuple[Param, int]]) -> Iterator[Finding]:
     at = ctx.root.descendant_for_byte_range(launch.span.start, launch.span.start)
+    lets = ctx.lets_at(launch.span.start)
     i = 0
     for p, n in params:
         if n != 1:
@@ -129,11 +130,11 @@ def _arg_findings(ctx: FileContext, launch: Launch, kernel: Kernel,
         i += 1
         if launch.form in _MACRO_FORMS:
             tree, node = reparse(ctx.source, arg.span.start, arg.span.end)
-            info = arg_info(node, at, ctx.profile(kernel))
+            info = arg_info(node, at, ctx.profile(kernel), lets)
             del tree
         else:
             node = ctx.node(arg.span)
-            info = arg_info(node, at, ctx.profile(kernel))
+            info = arg_info(node, at, ctx.profile(kernel), lets)
         problem = _problem(ctx, kernel, launch, p, info)
         if problem is not None:
             whose = f"its host declaration's parameter is `{p.type_text}`" if p.name == "(declared)" else \

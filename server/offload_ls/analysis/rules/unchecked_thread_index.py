@@ -77,6 +77,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 return b.value
             return None
 
+        guard_memo: dict = {}  # the guards above each node of this function (analysis/bounds.py)
         for use, index, raw in _index_uses(flow):
             key = (index.start_byte, index.end_byte)
             if key in seen or _clamped(index):
@@ -87,7 +88,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 statics = StaticMuts.of(ctx)
             if _indexes_block_memory(use, flow, statics, profile):
                 continue
-            guards = guards_at(use, body, fold, profile.exits, ctx.source)
+            guards = guards_at(use, body, fold, profile.exits, ctx.source, guard_memo, flow.parent)
             if bounded(index, guards, fold, resolve, _static_length(use, flow, fold), flow.depends,
                        lambda n, flow=flow: _block_only(flow, n), _base(use)):
                 continue
