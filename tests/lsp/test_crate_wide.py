@@ -69,3 +69,31 @@ async def test_an_edit_in_the_launching_file_republishes_the_kernel_file(client,
     p = await wait_for(republished, "kernels.rs re-published with the collision")
     assert "8 blocks along x" in p.diagnostics[0].message
     assert p.diagnostics[0].severity == types.DiagnosticSeverity.Warning
+
+
+async def test_closing_an_unsaved_launching_file_republishes_the_kernel_file_from_disk(client, tmp_path):
+    kernels, main = _crate(tmp_path)
+    await initialize(client, tmp_path, init_options={"offload-ls": {"scanWorkspace": False, "debounceMs": 0}})
+    open_doc(client, kernels.as_uri(), KERNELS)
+    await published(client, kernels.as_uri(), version=1)
+    open_doc(client, main.as_uri(), MAIN)
+    await published(client, main.as_uri(), version=1)
+    seen = len(client.published)
+    change_doc(client, main.as_uri(), 2, [edit(rng(1, 20, 1, 21), "8")])  # 8 blocks, never saved
+
+    def kernel_diags(after):
+        def find():
+            for p in client.published[after:]:
+                if p.uri == kernels.as_uri():
+                    return p
+            return None
+        return find
+
+    p = await wait_for(kernel_diags(seen), "kernels.rs re-published after the unsaved edit")
+    assert _codes(p.diagnostics) == ["thread_index_collision"]
+    seen = len(client.published)
+    # closing without saving drops the editor's text: main.rs on disk launches one block
+    client.text_document_did_close(types.DidCloseTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=main.as_uri())))
+    p = await wait_for(kernel_diags(seen), "kernels.rs re-published after main.rs was closed")
+    assert _codes(p.diagnostics) == []

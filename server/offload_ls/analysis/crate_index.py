@@ -37,6 +37,8 @@ class FileItems:
             (name, type text). statics: module-level ``static mut`` items. roots: crates
             the file's paths start with. renames: ``use .. as ..`` (alias, original).
         mods: ``mod`` names. externs: functions declared in ``extern`` blocks.
+        loose_names: names that may be functions the tree does not show (macro-made, or in
+            a part of the file that does not parse; analysis/units.py ``ItemFacts``).
         key: an offset-free projection of the above (:attr:`CrateView.fingerprint`).
     """
 
@@ -51,6 +53,7 @@ class FileItems:
     renames: tuple[tuple[str, str], ...] = ()
     mods: tuple[str, ...] = ()
     externs: tuple[ExternDecl, ...] = ()
+    loose_names: frozenset[str] = frozenset()
     key: int = 0
 
 
@@ -62,8 +65,10 @@ def file_items(path: str, facts) -> FileItems:
                     if not k.launched)
     launches = tuple(facts.own_launches)
     fns, consts, aliases, roots, renames, mods = [], [], [], set(), [], []
+    loose: set[str] = set()
     for s in summaries:
         it = s.items
+        loose |= it.loose_names
         fns.extend(it.fns)
         consts.extend(it.consts)
         aliases.extend(it.aliases)
@@ -77,7 +82,7 @@ def file_items(path: str, facts) -> FileItems:
     key = hash((facts.own_semantic_hash, tuple(s.exports[-1][1] for s in summaries if s.launches),
                 tuple((d.name, d.shared) for d in statics)))
     return FileItems(path, kernels, tuple(fns), launches, tuple(consts), tuple(aliases), statics,
-                     frozenset(roots), tuple(renames), tuple(mods), externs, key)
+                     frozenset(roots), tuple(renames), tuple(mods), externs, frozenset(loose), key)
 
 
 class CrateView:
@@ -148,6 +153,14 @@ class CrateView:
             for alias, original in f.renames:
                 out.setdefault(alias, original)
         return out
+
+    @cached_property
+    def loose_names(self) -> frozenset[str]:
+        return frozenset().union(*(f.loose_names for f in self.files)) if self.files else frozenset()
+
+    @cached_property
+    def mods(self) -> frozenset[str]:
+        return frozenset(m for f in self.files for m in f.mods)
 
     @cached_property
     def externs(self) -> dict[str, list[ExternDecl]]:

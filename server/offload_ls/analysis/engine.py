@@ -24,6 +24,7 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.facts import CARRIED, DeviceInfo, FileFacts
 from offload_ls.analysis.model import Finding, Kernel, Launch, Level
 from offload_ls.analysis.rules import Rule, all_rules
+from offload_ls.analysis.std_names import HOST_ONLY_NAMES
 from offload_ls.analysis.suppress import SuppressionIndex, suppressions_from
 from offload_ls.analysis.units import Unit, UnitSummary, split_units, summarize, unit_captures
 from offload_ls.syntax.parse import parse
@@ -228,7 +229,8 @@ def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[U
               if threads_old.get(k) != threads_new.get(k) and old.single_thread(k) != facts.single_thread(k)}
     names = (old.unsafe_names ^ facts.unsafe_names) | (old.fn_names ^ facts.fn_names)
     heap = old.shadowed_heap != facts.shadowed_heap
-    host = old.defined_host != facts.defined_host
+    host = old.defined_host != facts.defined_host or \
+        (old.shadowed & HOST_ONLY_NAMES) != (facts.shadowed & HOST_ONLY_NAMES)
     flags = (old.primary_ecosystem, old.all_cube_checked) != (facts.primary_ecosystem, facts.all_cube_checked)
     cubecl = old.any_cubecl != facts.any_cubecl
     sigs = {k for k in old._kernel_by_name.keys() | facts._kernel_by_name.keys()
@@ -393,7 +395,7 @@ def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, info: DeviceInfo,
             # (helpers of CubeCL checked kernels)
             parts.append(("helpers", facts.primary_ecosystem, facts.all_cube_checked))
         # host_only_api_in_kernel: std names the file defines itself
-        parts.append(("host", facts.defined_host))
+        parts.append(("host", facts.defined_host, facts.shadowed & HOST_ONLY_NAMES))
     if (s.kernels or info) and facts.has_statics:
         # static_mut_in_kernel, unsafe_in_kernel: module-level `static mut` items whose name
         # occurs in the unit, and where they are declared (the findings point there). A unit

@@ -201,6 +201,11 @@ class ItemFacts:
         fns: module-level functions (not nested, not in ``impl`` blocks) as
             :class:`Kernel` records with no marker (analysis/kernels.py
             ``function_record``): what a launch that names an unmarked function launches.
+        imports: ``use`` declarations: (name brought into scope, first segment of its path).
+        loose_names: names that may be functions the syntax tree does not show as items:
+            identifiers in item-position macro invocations (``mk!(gen_k);`` may define
+            ``gen_k``), and ``fn name`` inside a part of the unit that does not parse (an
+            edit in progress).
     """
 
     consts: tuple[tuple[str, tuple | None], ...] = ()
@@ -209,6 +214,8 @@ class ItemFacts:
     renames: tuple[tuple[str, str], ...] = ()
     mods: tuple[str, ...] = ()
     fns: tuple[Kernel, ...] = ()
+    imports: tuple[tuple[str, str], ...] = ()
+    loose_names: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,7 +314,7 @@ def semantic_exports(kernels, launches, items: ItemFacts | None) -> tuple:
                tuple((p.name, p.type_text) for p in k.params)) for k in kernels),
         tuple((la.form, la.kernel, la.arity, la.has_args, la.workgroup_expr, la.thread_expr, la.device_expr,
                tuple(n for n, _ in la.fields), tuple(a.text for a in la.args)) for la in launches),
-        items.consts, items.aliases, items.roots, items.renames, items.mods,
+        items.consts, items.aliases, items.roots, items.renames, items.mods, items.imports, items.loose_names,
         tuple((f.name, f.generics, f.is_unsafe_fn, tuple((p.name, p.type_text) for p in f.params)) for f in items.fns),
     )
 
@@ -351,9 +358,14 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
     Args:
         cfg_memo: ``cfg(..)`` predicate text -> selects device code, shared by the units
             of one analysis (the same few predicates repeat all over a file)."""
-    if not caps:  # a comment, ..: nothing any rule reads
+    if not caps:  # a comment, a macro call, ..: only names that may be functions
+        loose = _loose_names(unit)
+        if not loose:
+            return UnitSummary(unit.start, unit.end, (), (), (), (), _NONE, _NONE, _NONE, _NONE, _NONE, (), (),
+                               False, (), _NO_EXPORTS)
+        items = ItemFacts(loose_names=loose)
         return UnitSummary(unit.start, unit.end, (), (), (), (), _NONE, _NONE, _NONE, _NONE, _NONE, (), (), False,
-                           (), _NO_EXPORTS)
+                           (), exports((), (), (), (), _NONE, _NONE, _NONE, _NONE, (), (), items), items)
     memo = cfg_memo if cfg_memo is not None else {}
     empty: dict[str, list[Node]] = {}
     anchors = caps.get("unit_anchors", empty)
@@ -477,10 +489,13 @@ def _items(icaps: dict[str, list[Node]], anchors: dict[str, list[Node]], fn_node
                     if n.parent is not None and n.parent.child_by_field_name("type_parameters") is None)
     roots: set[str] = set()
     renames = []
+    imports = []
     for use in anchors.get("use", []):
         for _, m in matches("use_imports", use):
             if "use_path" in m:
                 roots.add(_first_segment(m["use_path"][0]))
+                if "use_name" in m:
+                    imports.append((node_text(m["use_name"][0]), _first_segment(m["use_path"][0])))
             if "use_name" in m and m["use_name"][0].parent is not None and m["use_name"][0].parent.type == "use_as_clause":
                 clause = m["use_name"][0].parent
                 path = clause.child_by_field_name("path")
@@ -498,9 +513,33 @@ def _items(icaps: dict[str, list[Node]], anchors: dict[str, list[Node]], fn_node
     mods = tuple(node_text(n) for n in icaps.get("mod_name", []))
     fns = tuple(function_record(fn) for fn in fn_nodes
                 if _module_level(fn, unit) and fn.child_by_field_name("name") is not None)
-    if not (consts or aliases or roots or renames or mods or fns):
+    loose = _loose_names(unit)
+    if not (consts or aliases or roots or renames or mods or fns or loose):
         return _NO_ITEMS
-    return ItemFacts(tuple(consts), aliases, frozenset(roots), tuple(dict.fromkeys(renames)), mods, fns)
+    return ItemFacts(tuple(consts), aliases, frozenset(roots), tuple(dict.fromkeys(renames)), mods, fns,
+                     tuple(dict.fromkeys(imports)), loose)
+
+
+def _loose_names(unit: Unit) -> frozenset[str]:
+    """:attr:`ItemFacts.loose_names` of a unit: identifiers in its item-position macro
+    invocations, and ``fn <name>`` in its nodes that hold a syntax error."""
+    out: set[str] = set()
+    for node in unit.nodes:
+        mac = node.named_children[0] if node.type == "expression_statement" and node.named_children else node
+        if mac.type == "macro_invocation":  # `mk!(gen_k);` parses as a statement of one macro call
+            for t in mac.children:
+                if t.type == "token_tree":
+                    out |= {node_text(i) for i in _tokens(t)}
+        if node.has_error:
+            stack = [node]
+            while stack:
+                n = stack.pop()
+                kids = n.children
+                for a, b in zip(kids, kids[1:]):
+                    if a.type == "fn" and b.type == "identifier":
+                        out.add(node_text(b))
+                stack.extend(kids)
+    return frozenset(out)
 
 
 def _marker_captures(attrs: list[Node]) -> dict[str, list[Node]]:

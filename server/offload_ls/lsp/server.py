@@ -673,6 +673,9 @@ class OffloadLanguageServer(LanguageServer):
         if doc is None:
             return
         path = doc.path
+        if path is not None and path.suffix == ".rs":
+            # the editor's text is gone (maybe unsaved): its crate mates read the file on disk again
+            self.jobs.schedule(f"\0crate {path}", 0, lambda p=path: self._refresh_crate_file(p))
         root = self.root_of(path) if path is not None else None
         if (self.settings.scanWorkspace and root is not None and path.suffix == ".rs"
                 and path.is_file() and not is_ignored(path, root)):

@@ -13,15 +13,20 @@ SKIP_DIRS = frozenset({"target", ".git", "node_modules", ".hg", ".svn", "offload
 def rust_files(root: Path) -> Iterator[Path]:
     """``.rs`` files under ``root`` (a directory, or a file returned as is), sorted,
     skipping :data:`SKIP_DIRS`. Symbolic links to directories are not followed, so a link
-    loop or a link out of the tree is never walked."""
+    loop or a link out of the tree is never walked; a dangling link (Emacs's lock file
+    ``.#main.rs`` points at ``user@host.pid``) is no source file and is skipped."""
     if root.is_file():
         yield root
         return
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
         for name in sorted(filenames):
-            if name.endswith(".rs"):
-                yield Path(dirpath) / name
+            if not name.endswith(".rs"):
+                continue
+            path = Path(dirpath) / name
+            if path.is_symlink() and not path.exists():
+                continue
+            yield path
 
 
 def real_path(path: Path | str) -> Path:

@@ -32,6 +32,7 @@ from offload_ls.analysis.ecosystems import union
 from offload_ls.analysis.indexing import MAX_DEPTH, find_binding, named, strip
 from offload_ls.analysis.model import Finding, Kernel, Launch, LaunchArg, Level, Param, Related, Span, Transfer
 from offload_ls.analysis.rules import Rule
+from offload_ls.analysis.transfer import is_slice_type
 from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
 from offload_ls.syntax.queries import matches
 
@@ -96,7 +97,7 @@ def _aliasing(ctx: FileContext, launch: Launch, kernel: Kernel | None, parsed: l
     lets = ctx.lets_at(launch.span.start)
     for _tree, node, _ in parsed:
         uses.append(_classify(node, at, lets=lets) if node is not None and at is not None else None)
-    params = kernel.params if kernel is not None else ()
+    params = _arg_params(ctx, kernel, len(uses))
     for j, b in enumerate(uses):
         if b is None:
             continue
@@ -104,8 +105,7 @@ def _aliasing(ctx: FileContext, launch: Launch, kernel: Kernel | None, parsed: l
             a = uses[i]
             if a is None or not _overlap(a.place, b.place):
                 continue
-            pa = params[i] if i < len(params) else None
-            pb = params[j] if j < len(params) else None
+            pa, pb = params[i], params[j]
             if not _conflict(a, pa, b, pb):
                 continue
             first, second = launch.args[i], launch.args[j]
@@ -116,6 +116,21 @@ def _aliasing(ctx: FileContext, launch: Launch, kernel: Kernel | None, parsed: l
                 related=(Related(first.span, f"argument {i + 1}: `{first.text}`"),),
             )
             break
+
+
+def _arg_params(ctx: FileContext, kernel: Kernel | None, n: int) -> list[Param | None]:
+    """The kernel parameter each of ``n`` launch arguments is for: one argument per
+    parameter, but a slice parameter takes the ecosystem profile's ``args_per_slice``
+    (cust's ``launch!``: the device pointer, then the length, which is for no buffer)."""
+    if kernel is None:
+        return [None] * n
+    per_slice = ctx.profile(kernel).args_per_slice
+    out: list[Param | None] = []
+    for p in kernel.params:
+        out.append(p)
+        if per_slice > 1 and p.kind in ("ref", "mut_ref") and p.pointee is not None and is_slice_type(p.pointee):
+            out.extend([None] * (per_slice - 1))
+    return (out + [None] * n)[:n]
 
 
 def message(launch: Launch, i: int, first: LaunchArg, a: _Use, pa: Param | None,

@@ -53,10 +53,15 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     for n in caps.get("macro", []):
         if node_text(n) not in defined:
             candidates.append((*_range(n), n, "macro"))
+    shadowed = ctx.facts.shadowed  # names a `use` brings from another crate or module
     for n in caps.get("type", []):
-        if node_text(n) not in defined:
-            top = _outermost(n)
-            candidates.append((*_range(top), top, "type"))
+        name = node_text(n)
+        if name in defined or name in shadowed:
+            continue  # the crate's own `Vec`, or `use heapless::Vec;`
+        top = _outermost(n)
+        if _rooted_elsewhere(top, name):
+            continue  # `heapless::Vec<f32, 4>`: another crate's type of the same name
+        candidates.append((*_range(top), top, "type"))
     for n in caps.get("method", []):
         candidates.append((n.start_byte, n.end_byte, n, "method"))
     candidates.sort(key=lambda c: (c[0], -c[1]))
@@ -159,6 +164,22 @@ def message(shown: str, category: str, name: str, dfn: DeviceFn, cuda: bool = Fa
     build = f"{ecosystem} kernels are built `#![no_std]`" if cuda else _CORE_ONLY
     return (f"`{shown}` {where}: `std` and `alloc` do not exist on the GPU — {build}; use "
             f"{instead}, and keep allocation and I/O on the host")
+
+
+def _rooted_elsewhere(node: Node, name: str) -> bool:
+    """Is ``node`` a path that reaches ``name`` through a first segment other
+    than ``std``/``alloc``/``core`` (``heapless::Vec``, ``crate::fixed::Vec``;
+    not ``Vec::new``, whose first segment is ``name`` itself)?"""
+    n = node
+    while n.type in ("generic_type", "generic_function"):
+        inner = n.child_by_field_name("type") or n.child_by_field_name("function")
+        if inner is None:
+            return False
+        n = inner
+    if n.type not in ("scoped_type_identifier", "scoped_identifier"):
+        return False
+    leaves = _leaves(n)
+    return bool(leaves) and leaves[0] != name and leaves[0] not in ("std", "alloc", "core")
 
 
 def _outermost(node: Node) -> Node:

@@ -58,6 +58,10 @@ class StaticUse:
     shared: bool = False
 
 
+#: The declaration span of a ``static mut`` declared in another file of the crate.
+ELSEWHERE = Span(-1, -1)
+
+
 class StaticMuts:
     """The ``static mut`` items of one file, and resolution of identifiers against them.
 
@@ -88,14 +92,23 @@ class StaticMuts:
             facts = ctx.facts
             found = cls.__new__(cls)
             names = ctx.scope_captures("static_mut").get("name", []) if facts.has_statics else []
-            found._setup(names, facts.module_statics, facts.has_statics, facts.shared_statics)
+            elsewhere = {n: d for n, d in (facts.crate.statics.items() if facts.crate is not None else ())
+                         if n not in facts.module_statics}
+            found._setup(names, facts.module_statics, facts.has_statics or bool(elsewhere), facts.shared_statics,
+                         elsewhere)
             ctx.memo["static_muts"] = found
         return found
 
     def _setup(self, names: list[Node], module_level: dict[str, Span], any_in_file: bool,
-               shared: frozenset[str] = frozenset()) -> None:
+               shared: frozenset[str] = frozenset(), elsewhere: dict | None = None) -> None:
         #: module-level name -> its (first) declaration's name span, anywhere in the file
-        self.module_level = module_level
+        self.module_level = dict(module_level)
+        #: module-level ``static mut`` items of the crate's other files, by name: a use is
+        #: resolved to them (``use state::COUNTER;``, ``crate::state::COUNTER``) and its
+        #: declaration has no span in this file (:data:`ELSEWHERE`)
+        for name, decl in (elsewhere or {}).items():
+            self.module_level.setdefault(name, ELSEWHERE)
+        shared = shared | {n for n, d in (elsewhere or {}).items() if d.shared}
         #: module-level names that are block-shared memory
         self.shared = shared
         #: declaration name spans (block-level) that are block-shared memory
@@ -243,12 +256,9 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             if use.span in seen or use.shared:
                 continue
             seen.add(use.span)
-            yield Finding(
-                rule=NAME,
-                span=use.span,
-                message=message(fn, use),
-                related=(Related(use.decl, f"`static mut {use.name}` is declared here"),),
-            )
+            related = () if use.decl == ELSEWHERE else \
+                (Related(use.decl, f"`static mut {use.name}` is declared here"),)
+            yield Finding(rule=NAME, span=use.span, message=message(fn, use), related=related)
     for decl in statics.declarations:
         span = Span(decl.start_byte, decl.end_byte)
         if span in used_decls or span in statics.shared_decls:

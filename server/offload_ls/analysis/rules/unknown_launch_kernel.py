@@ -7,8 +7,12 @@ a similar name is suggested. A launch of rustc offload must name a function of t
 own crate and load them at run time, so a name is reported there only when the crate
 defines kernels of that ecosystem at all (the kernel crate and the host crate are one),
 and a wgpu pipeline's ``entry_point: Some("name")`` only when the crate has rust-gpu
-entry points. Not reported: a path through another crate (``other_crate::k``), and a
-Rust-CUDA ``launch!(f<<<..>>>(..))`` through a function handle variable.
+entry points. Not reported (precision first): a name from another crate (a path whose first
+segment is no module of this crate, ``otherk::remote``: a dependency is in scope without a
+``use``; or a name a ``use`` brings from another crate), a name an item-position macro
+invocation mentions (``mk!(gen_k);`` may define ``gen_k``), a ``fn name`` in a part of a file
+that does not parse (an edit in progress), and a Rust-CUDA ``launch!(f<<<..>>>(..))``
+through a function handle variable.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         if not offload and (owner is None or not _crate_has_kernels(ctx, {owner.ecosystem})):
             continue
         path = _path_before(ctx.source, launch)
-        if path is None or _external(ctx, path):
+        if path is None or _external(ctx, path) or _maybe_defined(ctx, name, launch.kernel):
             continue
         yield Finding(rule=NAME, span=launch.kernel_span, message=message(ctx, launch, name, offload))
 
@@ -105,16 +109,30 @@ def _path_before(source: bytes, launch: Launch) -> list[str] | None:
 
 
 def _external(ctx: FileContext, path: list[str]) -> bool:
-    """Does the path go through another crate (its first segment a crate the file uses)?"""
-    if len(path) < 2:
-        return False
-    first = path[0]
-    if first in ("crate", "self", "super"):
-        return False
+    """Does the name come from another crate: a path whose first segment is no module of
+    this crate (a dependency is in scope without a `use`: ``otherk::remote``), or a name a
+    `use` brings from another crate (``use otherk::remote2;``)?"""
     mods = {m for s in ctx.facts.summaries for m in s.items.mods}
     if ctx.facts.crate is not None:
-        mods |= {m for f in ctx.facts.crate.files for m in f.mods}
-    return first not in mods and first in ctx.facts.roots
+        mods |= ctx.facts.crate.mods
+    local = {"crate", "self", "super"} | mods
+    if len(path) >= 2:
+        return path[0] not in local
+    for s in ctx.facts.summaries:
+        for name, root in s.items.imports:
+            if name == path[0] and root not in local:
+                return True
+    return False
+
+
+def _maybe_defined(ctx: FileContext, *names: str) -> bool:
+    """May the crate define the name in a way its syntax trees do not show: made by an
+    item-position macro (``mk!(gen_k);``), or in a part of a file that does not parse
+    while it is being edited?"""
+    loose = {n for s in ctx.facts.summaries for n in s.items.loose_names}
+    if ctx.facts.crate is not None:
+        loose |= ctx.facts.crate.loose_names
+    return any(n in loose for n in names)
 
 
 RULE = Rule(
