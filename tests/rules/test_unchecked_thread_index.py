@@ -319,6 +319,57 @@ CASES = [
         [(5, 7, 5, 8, safe("i", "y[i]", "if i < y.len() { .. }"))],
         id="syntax-error-in-kernel",
     ),
+    pytest.param(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(y: &mut [f32; 1024]) {{
+            {TID}
+            let in_range = i < 1024;
+            if in_range {{ y[i] = 1.0; }}
+            let too_far = i < 2048;
+            if too_far {{ y[i] = 2.0; }}
+            let out = !(i < y.len());
+            if out {{ return; }}
+            y[i] = 3.0;
+        }}
+        """,
+        [(7, 20, 7, 21, safe("i", "y[i]", "if i < y.len() { .. }"))],
+        id="condition-held-in-a-variable",
+    ),
+    pytest.param(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(y: &mut [f32; 1024]) {{
+            {TID}
+            match i {{
+                0..1024 => y[i] = 1.0,
+                _ => {{}}
+            }}
+            match i {{
+                0..=1024 => y[i] = 2.0,
+                _ => {{}}
+            }}
+            match i {{
+                0 | 1 => {{}}
+                _ => y[i] = 3.0,
+            }}
+        }}
+        """,
+        [(9, 23, 9, 24, safe("i", "y[i]", "if i < y.len() { .. }")),
+         (14, 16, 14, 17, safe("i", "y[i]", "if i < y.len() { .. }"))],
+        id="match-on-a-range-pattern",
+    ),
+    pytest.param(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(y: &mut [f32; 1024]) {{
+            {TID}
+            if {{ y[i] = 1.0 }}
+        }}
+        """,
+        [],
+        id="use-inside-text-that-does-not-parse",
+    ),
 ]
 
 

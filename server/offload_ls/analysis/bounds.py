@@ -171,21 +171,29 @@ def _constant(node: Node, fold: Callable[[Node], int | None] | None) -> int | No
 # ------------------------------------------------------------------ guards on the path
 
 
-def conditions(cond: Node, holds: bool, fold, out: list[Guard], depth: int = 0) -> None:
-    """Append to ``out`` the bounds that ``cond`` being ``holds`` implies."""
+def conditions(cond: Node, holds: bool, fold, out: list[Guard], depth: int = 0,
+               resolve: Callable[[Node], Node | None] | None = None) -> None:
+    """Append to ``out`` the bounds that ``cond`` being ``holds`` implies. ``resolve``:
+    an identifier -> the value of the immutable ``let`` it names, or None (a condition
+    held in a variable: ``let in_range = i < n; if in_range { .. }``)."""
     if depth > MAX_DEPTH:
         return
     cond = strip(cond) if cond.type == "parenthesized_expression" else cond
     t = cond.type
+    if t == "identifier":
+        value = resolve(cond) if resolve is not None else None
+        if value is not None:
+            conditions(value, holds, fold, out, depth + 1, resolve)
+        return
     if t == "unary_expression":
         op, inner = cond.child(0), _named(cond)
         if op is not None and op.type == "!" and inner:
-            conditions(inner[0], not holds, fold, out, depth + 1)
+            conditions(inner[0], not holds, fold, out, depth + 1, resolve)
         return
     if t == "let_chain":
         if holds:
             for part in _named(cond):
-                conditions(part, True, fold, out, depth + 1)
+                conditions(part, True, fold, out, depth + 1, resolve)
         return
     if t == "let_condition":
         if holds:
@@ -207,13 +215,13 @@ def conditions(cond: Node, holds: bool, fold, out: list[Guard], depth: int = 0) 
         return
     if op == "&&":
         if holds:
-            conditions(left, True, fold, out, depth + 1)
-            conditions(right, True, fold, out, depth + 1)
+            conditions(left, True, fold, out, depth + 1, resolve)
+            conditions(right, True, fold, out, depth + 1, resolve)
         return
     if op == "||":
         if not holds:
-            conditions(left, False, fold, out, depth + 1)
-            conditions(right, False, fold, out, depth + 1)
+            conditions(left, False, fold, out, depth + 1, resolve)
+            conditions(right, False, fold, out, depth + 1, resolve)
         return
     if not holds:
         op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}.get(op, "")
@@ -280,6 +288,7 @@ def _in_bounds_call(call: Node, fold, out: list[Guard]) -> None:
 
 
 def _range_bound(rng: Node, var: Node, fold, out: list[Guard]) -> None:
+    """``var`` lies in the range ``rng`` (a range expression or range pattern)."""
     kids = rng.children
     end = None
     inclusive = False
@@ -297,14 +306,16 @@ def _range_bound(rng: Node, var: Node, fold, out: list[Guard]) -> None:
 
 
 def guards_at(use: Node, body: Node, fold, exits: frozenset[str] = frozenset(),
-              source: bytes | None = None, memo: dict | None = None, parent=None) -> list[Guard]:
+              source: bytes | None = None, memo: dict | None = None, parent=None,
+              resolve: Callable[[Node], Node | None] | None = None) -> list[Guard]:
     """Every bound that holds where ``use`` is evaluated, from ``body`` (the function's
     block) down to it. ``exits``: macros that end the thread (as ``return`` does);
     ``source``: the file's bytes, to read ``assert!`` arguments; ``memo``: node key ->
     the guards above that node, shared by the uses of one function (a node's guards are
     its parent's contribution plus its parent's guards, so each node is walked once
     however deep an expression nests); ``parent``: how to go up (analysis/indexing.py
-    ``ParentMap``; tree-sitter's ``Node.parent`` searches from the root)."""
+    ``ParentMap``; tree-sitter's ``Node.parent`` searches from the root); ``resolve``: see
+    :func:`conditions`."""
     if memo is None:
         memo = {}
     up = parent if parent is not None else (lambda n: n.parent)
@@ -330,7 +341,7 @@ def guards_at(use: Node, body: Node, fold, exits: frozenset[str] = frozenset(),
     for n in reversed(path):
         if parent is not None:
             extra: list[Guard] = []
-            _contribution(parent, n, fold, exits, source, extra, memo)
+            _contribution(parent, n, fold, exits, source, extra, memo, resolve, up)
             if extra:
                 above = (*extra, *above)
         memo[(n.start_byte, n.end_byte, n.type)] = above
@@ -339,17 +350,17 @@ def guards_at(use: Node, body: Node, fold, exits: frozenset[str] = frozenset(),
 
 
 def _contribution(node: Node, child: Node, fold, exits: frozenset[str], source: bytes | None,
-                  out: list[Guard], memo: dict) -> None:
+                  out: list[Guard], memo: dict, resolve=None, up=None) -> None:
     """The bounds ``node`` adds for what lies below it through ``child``."""
     t = node.type
     if t == "if_expression":
         cond = node.child_by_field_name("condition")
         if cond is not None and child != cond:
-            conditions(cond, child == node.child_by_field_name("consequence"), fold, out)
+            conditions(cond, child == node.child_by_field_name("consequence"), fold, out, 0, resolve)
     elif t == "while_expression":
         cond = node.child_by_field_name("condition")
         if cond is not None and child == node.child_by_field_name("body"):
-            conditions(cond, True, fold, out)
+            conditions(cond, True, fold, out, 0, resolve)
     elif t == "for_expression":
         pattern, value = node.child_by_field_name("pattern"), node.child_by_field_name("value")
         if child == node.child_by_field_name("body") and pattern is not None and value is not None:
@@ -360,15 +371,17 @@ def _contribution(node: Node, child: Node, fold, exits: frozenset[str], source: 
         pattern = node.child_by_field_name("pattern")
         guard = pattern.child_by_field_name("condition") if pattern is not None else None
         if guard is not None and child != pattern:
-            conditions(guard, True, fold, out)
+            conditions(guard, True, fold, out, 0, resolve)
+        if pattern is not None and child != pattern:
+            _arm_range(node, pattern, fold, out, up)
     elif t == "binary_expression":
         op = node.child_by_field_name("operator")
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if op is not None and left is not None and child == right:
             if op.type == "&&":
-                conditions(left, True, fold, out)
+                conditions(left, True, fold, out, 0, resolve)
             elif op.type == "||":
-                conditions(left, False, fold, out)
+                conditions(left, False, fold, out, 0, resolve)
     elif t == "block":
         # the early exits of the block's statements, read once per block (a block of n
         # statements would otherwise be read n times over)
@@ -378,7 +391,7 @@ def _contribution(node: Node, child: Node, fold, exits: frozenset[str], source: 
             exits_of = []
             for stmt in _named(node):
                 found: list[Guard] = []
-                _exit_guard(stmt, fold, exits, source, found)
+                _exit_guard(stmt, fold, exits, source, found, resolve)
                 if found:
                     exits_of.append((stmt.start_byte, found))
             memo[key] = exits_of
@@ -386,6 +399,19 @@ def _contribution(node: Node, child: Node, fold, exits: frozenset[str], source: 
             if start >= child.start_byte:
                 break
             out.extend(found)
+
+
+def _arm_range(arm: Node, pattern: Node, fold, out: list[Guard], up) -> None:
+    """``match v { 0..LEN => .. }``: in the arm, ``v`` lies in the pattern's range (one
+    range pattern; an or-pattern or binding ``x @ 0..N`` adds nothing)."""
+    pats = _named(pattern)
+    if not pats or pats[0].type != "range_pattern":
+        return
+    block = up(arm) if up is not None else arm.parent
+    match = up(block) if block is not None and up is not None else (block.parent if block is not None else None)
+    value = match.child_by_field_name("value") if match is not None and match.type == "match_expression" else None
+    if value is not None:
+        _range_bound(pats[0], value, fold, out)
 
 
 def _range_of(value: Node) -> Node | None:
@@ -430,7 +456,8 @@ def diverges(node: Node | None, exits: frozenset[str]) -> bool:
     return False
 
 
-def _exit_guard(stmt: Node, fold, exits: frozenset[str], source: bytes | None, out: list[Guard]) -> None:
+def _exit_guard(stmt: Node, fold, exits: frozenset[str], source: bytes | None, out: list[Guard],
+                resolve=None) -> None:
     """Bounds implied by an earlier statement that leaves unless they hold."""
     inner = _named(stmt)[0] if stmt.type == "expression_statement" and _named(stmt) else stmt
     if inner.type == "if_expression":
@@ -438,10 +465,10 @@ def _exit_guard(stmt: Node, fold, exits: frozenset[str], source: bytes | None, o
         if cond is None:
             return
         if diverges(inner.child_by_field_name("consequence"), exits):
-            conditions(cond, False, fold, out)
+            conditions(cond, False, fold, out, 0, resolve)
         alt = inner.child_by_field_name("alternative")
         if alt is not None and diverges(alt, exits):
-            conditions(cond, True, fold, out)
+            conditions(cond, True, fold, out, 0, resolve)
     elif inner.type == "let_declaration":
         alt = inner.child_by_field_name("alternative")
         value = inner.child_by_field_name("value")

@@ -88,7 +88,9 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 statics = StaticMuts.of(ctx)
             if _indexes_block_memory(use, flow, statics, profile):
                 continue
-            guards = guards_at(use, body, fold, profile.exits, ctx.source, guard_memo, flow.parent)
+            if fn.has_error and _in_error(flow, use, body):
+                continue  # text that does not parse (an edit in progress): no reliable reading
+            guards = guards_at(use, body, fold, profile.exits, ctx.source, guard_memo, flow.parent, resolve)
             if bounded(index, guards, fold, resolve, _static_length(use, flow, fold), flow.depends,
                        lambda n, flow=flow: _block_only(flow, n), _base(use)):
                 continue
@@ -97,6 +99,16 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             var = node_text(tvars[0][0]) if tvars else node_text(index)
             yield Finding(rule=NAME, span=Span(index.start_byte, index.end_byte),
                           message=message(var, node_text(use), raw, _len_hint(use, index, raw)))
+
+
+def _in_error(flow: ThreadFlow, node: Node, body: Node) -> bool:
+    """Does ``node`` lie in an ``ERROR`` node of the tree (below ``body``)?"""
+    n = node
+    while n is not None and n != body:
+        if n.type == "ERROR" or n.is_missing:
+            return True
+        n = flow.parent(n)
+    return False
 
 
 def message(var: str, use: str, raw: bool, guard: str) -> str:
