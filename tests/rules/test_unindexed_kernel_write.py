@@ -67,6 +67,17 @@ CASES = [
     pytest.param(
         """
         #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(n: &usize, m: &mut usize, y: &mut [f32; 4]) {
+            y[*n] = 1.0;
+            y[*m] = 2.0;
+        }
+        """,
+        [(3, 5, 3, 10, plain("y[*n]", "k", "y", "y[i]"))],
+        id="index-read-from-a-shared-reference-parameter",
+    ),
+    pytest.param(
+        """
+        #[rustc_offload_kernel]
         extern "gpu-kernel" fn k(out: *mut [f32; 4]) {
             unsafe { (*out)[3] = 2.0; }
         }

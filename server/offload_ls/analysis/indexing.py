@@ -674,6 +674,8 @@ class ThreadFlow:
         if t == "unary_expression":
             op = expr.child(0)
             operand = _first_named(expr)
+            if op is not None and op.type == "*" and operand is not None:
+                return self._shared_ref_param(operand)
             return op is not None and op.type in ("-", "!") and operand is not None and self.uniform(operand)
         if t == "binary_expression":
             left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
@@ -687,6 +689,22 @@ class ThreadFlow:
                 return is_constant_name(node_text(expr))
             return self._binding_uniform(b)
         return False
+
+    def _shared_ref_param(self, operand: Node) -> bool:
+        """``*n`` with ``n: &usize`` one of the kernel's own parameters (``uniform_params``):
+        every thread reads the one value the host passed (``&T`` is read-only and
+        ``noalias``)."""
+        if operand.type != "identifier" or not self.uniform_params:
+            return False
+        b = self.binding(operand)
+        if b is None or b.kind != "param" or b.name in self._params_by_kind["all"]:
+            return False
+        param = b.node
+        if param.parent is None or param.parent.parent != self.fn:
+            return False
+        ty = param.child_by_field_name("type")
+        return (ty is not None and ty.type == "reference_type"
+                and not any(c.type == "mutable_specifier" for c in ty.children))
 
     def _binding_uniform(self, b: Binding) -> bool:
         key = (b.node.start_byte, b.node.end_byte, b.name)
