@@ -1,6 +1,6 @@
 //! Device code written the way Rust-CUDA kernels are: `#[kernel] pub unsafe fn`, raw-pointer
-//! parameters, `thread::index_1d()` for the global index. offload-ls reports the raw pointers
-//! (raw_pointer_kernel_param), the `unsafe` (unsafe_in_kernel) and the index without a bounds
+//! parameters, `thread::index_1d()` for the global index. Raw pointers and `unsafe` are
+//! Rust-CUDA's idiom and are not reported; offload-ls reports the index without a bounds
 //! guard in `scale` (unchecked_thread_index).
 
 use cuda_std::{kernel, thread};
