@@ -119,7 +119,7 @@ CASES = [
             out[i] = 1.0;
         }
         """,
-        [(4, 9, 4, 10, safe("i", "out[i]", "if i < out.len() { .. }"))],
+        [(4, 9, 4, 10, raw("i", "out[i]", "if i < out.len() { .. }"))],
         id="cubecl-launch-unchecked",
     ),
     pytest.param(

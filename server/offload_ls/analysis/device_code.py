@@ -130,7 +130,8 @@ def device_graph(fns, kernels) -> dict:
         fns: every function item of the file in document order, as records with ``start``,
             ``end`` (byte offsets), ``name`` (``str`` or ``None``), ``has_body``,
             ``callees`` (names called in the body, each once, in document order) and
-            ``gated`` (under a device-only ``#[cfg]``).
+            ``gated`` (why it is device code by itself: ``"under a device-only #[cfg]"``,
+            ``"a `#[cube]` function"``; ``""`` when it is not).
         kernels: the file's kernels in document order, as records with ``name``,
             ``fn_start`` and ``has_body``.
 
@@ -161,7 +162,7 @@ def device_graph(fns, kernels) -> dict:
         if fn.gated and fn.start not in result and fn.has_body:
             if fn.name is None:
                 raise AttributeError("function item without a name")
-            result[fn.start] = (fn, fn.name, "under a device-only #[cfg]", None)
+            result[fn.start] = (fn, fn.name, fn.gated, None)
             queue.append((fn, f"called from device function `{fn.name}`"))
 
     while queue:

@@ -163,15 +163,17 @@ def _device_cfg_attr(attr: Node) -> bool:
 @dataclass(frozen=True, slots=True)
 class FnRec:
     """A ``function_item`` of the unit (any depth). ``callees``: the names it calls in its
-    body (grammars/rust/calls.scm), each once, in document order; ``gated``: it is, or
-    lies inside, an item under a device-only ``#[cfg]`` (analysis/device_code.py)."""
+    body (grammars/rust/calls.scm), each once, in document order; ``gated``: why it is
+    device code by itself, ``""`` when it is not: it is, or lies inside, an item under a
+    device-only ``#[cfg]`` (analysis/device_code.py), or it carries an ecosystem's
+    device-function attribute (``#[cube]``)."""
 
     start: int
     end: int
     name: str | None
     body: Span | None
     callees: tuple[str, ...]
-    gated: bool
+    gated: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,10 +378,11 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
     launches = tuple(launches_from_captures(launch_caps, source)) if launch_caps else ()
 
     fn_nodes = anchors.get("fn", [])
-    gated_ranges = _gated_ranges(caps.get("cfg_attributes", empty), memo)
+    cfg_reason = "under a device-only #[cfg]"
+    gated_ranges = [(s, e, cfg_reason) for s, e in _gated_ranges(caps.get("cfg_attributes", empty), memo)]
     gated_ranges += _device_attr_ranges(anchors.get("attr", []))
     if unit.gate:
-        gated_ranges.append((unit.start, unit.end))
+        gated_ranges.append((unit.start, unit.end, cfg_reason))
     callee_nodes = caps.get("calls", empty).get("callee", [])
     callee_starts = [c.start_byte for c in callee_nodes]
     callee_texts: list[str] | None = None
@@ -396,7 +399,7 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
             called = tuple(dict.fromkeys(callee_texts[i] for i in range(lo, hi)
                                          if callee_nodes[i].end_byte <= body.end_byte))
         s, e = fn.start_byte, fn.end_byte
-        gated = any(gs <= s and e <= ge for gs, ge in gated_ranges)
+        gated = next((why for gs, ge, why in gated_ranges if gs <= s and e <= ge), "")
         fns.append(FnRec(s, e, node_text(name) if name is not None else None,
                          Span(body.start_byte, body.end_byte) if body is not None else None, called, gated))
 
@@ -585,9 +588,10 @@ def _device_fn_attrs() -> frozenset[str]:
     return frozenset(a for p in profiles().values() for a in p.device_fn_attrs)
 
 
-def _device_attr_ranges(attrs: list[Node]) -> list[tuple[int, int]]:
+def _device_attr_ranges(attrs: list[Node]) -> list[tuple[int, int, str]]:
     """Byte ranges of the functions an ecosystem's device-function attribute applies to
-    (CubeCL ``#[cube]``, cuda-oxide ``#[device]``: the profiles' ``device_fn_attrs``)."""
+    (CubeCL ``#[cube]``, cuda-oxide ``#[device]``: the profiles' ``device_fn_attrs``), each
+    with the reason it is device code (``"a `#[cube]` function"``)."""
     wanted = _device_fn_attrs()
     out = []
     for attr in attrs:
@@ -597,7 +601,7 @@ def _device_attr_ranges(attrs: list[Node]) -> list[tuple[int, int]]:
             continue
         target = attributed_item(attr)
         if target is not None and target.type == "function_item":
-            out.append((target.start_byte, target.end_byte))
+            out.append((target.start_byte, target.end_byte, f"a `#[{node_text(head)}]` function"))
     return out
 
 

@@ -118,8 +118,14 @@ class Profile:
             does not say (cust ``buf.as_device_ptr()``).
         checked_launch: kernel attribute words whose launches turn out-of-bounds accesses
             into no-ops (CubeCL ``#[cube(launch)]``).
+        raw_indexing: ``x[i]`` has no bounds check in kernels outside ``checked_launch``
+            (CubeCL ``#[cube(launch_unchecked)]``: an out-of-bounds index reads or writes
+            out of bounds, it does not panic).
         launch_methods: method names on a kernel's path that launch it
             (CubeCL ``k::launch``).
+        device_build: how the ecosystem builds device code, as messages say it (rustc
+            offload: ``"the device pass builds with `core` only (`-Zbuild-std=core`)"``);
+            empty: ``"<title> device code is built without `std`"``.
         source: where these facts come from.
     """
 
@@ -157,8 +163,14 @@ class Profile:
     launch_defaults: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
     default_block: tuple[int, ...] | None = None
     checked_launch: frozenset[str] = frozenset()
+    raw_indexing: bool = False
     launch_methods: frozenset[str] = frozenset()
+    device_build: str = ""
     source: str = ""
+
+    def built(self) -> str:
+        """How device code is built, for messages (:attr:`device_build`)."""
+        return self.device_build or f"{self.title} device code is built without `std`"
 
     def index_of(self, name: str) -> Index | None:
         """Meaning of a thread-index function or constant called ``name``."""

@@ -15,6 +15,7 @@ PROFILE = Profile(
     name="krnl",
     ecosystem=Ecosystem.KRNL,
     title="krnl",
+    device_build="krnl kernels are built `#![no_std]`",
     crate_roots=frozenset({"krnl", "krnl_core", "krnl_macros"}),
     index_fns={
         "global_id": Index("glin"), "global_index": Index("glin"), "thread_id": Index("lid"),

@@ -22,6 +22,7 @@ PROFILE = Profile(
     name="rust-cuda",
     ecosystem=Ecosystem.CUDA,
     title="Rust-CUDA",
+    device_build="Rust-CUDA kernels are built `#![no_std]`",
     crate_roots=frozenset({"cuda_std", "cust", "cuda_builder"}),
     index_fns={
         **_xyz("tid", "thread_idx_{}"), **_xyz("bid", "block_idx_{}"),

@@ -17,6 +17,7 @@ PROFILE = Profile(
     name="rust-gpu",
     ecosystem=Ecosystem.RUST_GPU,
     title="rust-gpu",
+    device_build="rust-gpu shaders are built `#![no_std]`",
     crate_roots=frozenset({"spirv_std"}),
     index_params={
         "global_invocation_id": Index("gid", "*"), "local_invocation_id": Index("tid", "*"),

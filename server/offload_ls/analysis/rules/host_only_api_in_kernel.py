@@ -37,7 +37,6 @@ NAME = "host_only_api_in_kernel"
 _PATHLIKE = {"scoped_identifier", "scoped_type_identifier", "scoped_use_list", "generic_type",
              "generic_function"}
 
-_CORE_ONLY = "the device pass builds with `core` only (`-Zbuild-std=core`)"
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -81,7 +80,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         kept_end = end
         shown = f".{node_text(node)}()" if how == "method" else _text(ctx, start, end)
         yield Finding(rule=NAME, span=Span(start, end),
-                      message=message(shown, category, name, dfn, not profile.runtime_maps_arguments, profile.title))
+                      message=message(shown, category, name, dfn, profile.built()))
 
 
 def _provided(profile, category: str, name: str, how: str) -> bool:
@@ -138,31 +137,29 @@ def _captures_in_device_code(ctx: FileContext, device: list[DeviceFn]) -> dict[s
     return out
 
 
-def message(shown: str, category: str, name: str, dfn: DeviceFn, cuda: bool = False,
-            ecosystem: str = "Rust-CUDA") -> str:
+def message(shown: str, category: str, name: str, dfn: DeviceFn,
+            built: str = "the device pass builds with `core` only (`-Zbuild-std=core`)") -> str:
     """The finding's text.
 
     Args:
         shown: the source text reported (``println!``, ``Vec<f32>``, ``.to_string()``).
         category: ``"print"``, ``"alloc"`` or ``"std"``. name: the macro / type / method /
             path it is about (``println!``, ``Vec``, ``.to_vec()``, ``std::f32::consts::PI``).
-        dfn: the device function it is in. cuda: a kernel of an ecosystem that builds its
-            device crate ``#![no_std]`` itself (not rustc offload's device pass), named
-            ``ecosystem``.
+        dfn: the device function it is in. built: how the kernel's ecosystem builds device
+            code (:meth:`Profile.built`; rustc offload's device pass by default).
     """
     where = f"in kernel `{dfn.name}`" if dfn.reason == "kernel" else f"in `{dfn.name}`, {dfn.reason}"
     if category == "print":
-        return (f"`{shown}` {where}: there is no I/O on the GPU — {_CORE_ONLY}, which has no "
+        return (f"`{shown}` {where}: there is no I/O on the GPU — {built}, which has no "
                 f"`{name}`; write the values into an output buffer and print them on the host after "
                 f"the launch")
     if category == "alloc":
-        return (f"`{shown}` {where}: there is no allocator on the GPU — {_CORE_ONLY}, which has no "
+        return (f"`{shown}` {where}: there is no allocator on the GPU — {built}, which has no "
                 f"`{name}`; use a fixed-size array (`[T; N]`) or write into an output buffer that the "
                 f"host allocates and passes to the kernel")
     core_path = "core" + name[name.index("std") + 3:] if name.lstrip(":").startswith("std") else None
     instead = f"`{core_path}` if the item exists in `core`" if core_path else "the `core` equivalent"
-    build = f"{ecosystem} kernels are built `#![no_std]`" if cuda else _CORE_ONLY
-    return (f"`{shown}` {where}: `std` and `alloc` do not exist on the GPU — {build}; use "
+    return (f"`{shown}` {where}: `std` and `alloc` do not exist on the GPU — {built}; use "
             f"{instead}, and keep allocation and I/O on the host")
 
 

@@ -97,8 +97,9 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             seen.add(key)
             tvars = flow.thread_vars(index)
             var = node_text(tvars[0][0]) if tvars else node_text(index)
+            hint = _len_hint(use, index, raw)
             yield Finding(rule=NAME, span=Span(index.start_byte, index.end_byte),
-                          message=message(var, node_text(use), raw, _len_hint(use, index, raw)))
+                          message=message(var, node_text(use), raw or profile.raw_indexing, hint))
 
 
 def _in_error(flow: ThreadFlow, node: Node, body: Node) -> bool:
