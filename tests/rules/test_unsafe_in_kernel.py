@@ -156,6 +156,30 @@ CASES = [
         [(6, 5, 6, 11, f"unsafe block in kernel `k`: dereferences raw pointer `out`; {DEREF}")],
         id="suppressed-by-comment",
     ),
+    pytest.param(
+        """
+        use spirv_std::spirv;
+        #[spirv(compute(threads(64)))]
+        pub fn k(#[spirv(global_invocation_id)] id: UVec3, out: *mut f32) {
+            unsafe { *out.add(id.x as usize) = 1.0 };
+        }
+        """,
+        [(4, 5, 4, 11, "unsafe block in kernel `k`: dereferences raw pointer `out`; take the buffer as a "
+                       "reference (`&[T]` / `&mut [T]`): no `unsafe`, and bounds checks kept")],
+        id="rust-gpu-advice-names-slices",
+    ),
+    pytest.param(
+        """
+        use cubecl::prelude::*;
+        #[cube(launch_unchecked)]
+        fn k(out: *mut f32) {
+            unsafe { *out = 1.0 };
+        }
+        """,
+        [(4, 5, 4, 11, "unsafe block in kernel `k`: dereferences raw pointer `out`; take the buffer as a "
+                       "reference (`&Array<T>` / `&mut Array<T>`): no `unsafe`, and bounds checks kept")],
+        id="cubecl-advice-names-arrays",
+    ),
 ]
 
 

@@ -123,6 +123,8 @@ class Profile:
             out of bounds, it does not panic).
         launch_methods: method names on a kernel's path that launch it
             (CubeCL ``k::launch``).
+        buffer_params: the parameter types a kernel takes buffers as, for advice
+            (``"`&[T; N]` / `&mut [T; N]`"``); empty: ``"`&[T]` / `&mut [T]`"``.
         device_build: how the ecosystem builds device code, as messages say it (rustc
             offload: ``"the device pass builds with `core` only (`-Zbuild-std=core`)"``);
             empty: ``"<title> device code is built without `std`"``.
@@ -165,6 +167,7 @@ class Profile:
     checked_launch: frozenset[str] = frozenset()
     raw_indexing: bool = False
     launch_methods: frozenset[str] = frozenset()
+    buffer_params: str = ""
     device_build: str = ""
     source: str = ""
 

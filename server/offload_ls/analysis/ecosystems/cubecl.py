@@ -36,6 +36,7 @@ PROFILE = Profile(
     shared_types=frozenset({"SharedMemory"}),
     checked_launch=frozenset({"launch"}),
     raw_indexing=True,
+    buffer_params="`&Array<T>` / `&mut Array<T>`",
     device_macros=frozenset({"debug_print"}),
     host_macros=frozenset({"comptime"}),
     exits=frozenset({"terminate"}),

@@ -77,13 +77,14 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         fn = body.parent if body is not None else None
         if body is None or fn is None or fn.type != "function_item":
             continue
-        derefs = not ctx.profile(kernel).raw_pointer_params
-        yield from _check_kernel(kernel, fn, body, statics, derefs)
+        profile = ctx.profile(kernel)
+        yield from _check_kernel(kernel, fn, body, statics, profile)
 
 
-def _check_kernel(kernel: Kernel, fn: Node, body: Node, statics: StaticMuts, derefs: bool) -> Iterator[Finding]:
-    """Findings for one kernel; ``derefs``: raw-pointer dereferences are reportable (the
-    ecosystem's kernels take references)."""
+def _check_kernel(kernel: Kernel, fn: Node, body: Node, statics: StaticMuts, profile) -> Iterator[Finding]:
+    """Findings for one kernel of ``profile``'s ecosystem; raw-pointer dereferences are
+    reportable unless raw pointers are its idiom (``raw_pointer_params``)."""
+    derefs = not profile.raw_pointer_params
     purposes: dict[int, list[tuple[str, str, Node]]] = {}  # owner start -> (kind, text, node)
     blocks: dict[int, Node] = {}
 
@@ -125,15 +126,19 @@ def _check_kernel(kernel: Kernel, fn: Node, body: Node, statics: StaticMuts, der
             if kernel.unsafe_span is None:
                 continue
             span, head = kernel.unsafe_span, f"`unsafe fn` kernel `{kernel.name}`"
-        yield _finding(head, span, found_here, purposes[start])
+        yield _finding(head, span, found_here, purposes[start], profile)
 
 
-def _finding(head: str, span: Span, found: list[Purpose], items) -> Finding:
+def _finding(head: str, span: Span, found: list[Purpose], items, profile) -> Finding:
+    """The finding for one unsafe context; the advice names ``profile``'s buffer types
+    (``&[T; N]`` for rustc offload, whose device IR marks references ``noalias``)."""
     kinds = {kind for kind, _, _ in items}
     advice = []
     if "deref" in kinds:
-        advice.append("take the buffer as a reference (`&[T; N]` / `&mut [T; N]`): no `unsafe`, bounds "
-                      "checks kept, and the compiler marks it `noalias`")
+        types = profile.buffer_params or "`&[T]` / `&mut [T]`"
+        why = ("no `unsafe`, bounds checks kept, and the compiler marks it `noalias`"
+               if profile.runtime_maps_arguments else "no `unsafe`, and bounds checks kept")
+        advice.append(f"take the buffer as a reference ({types}): {why}")
     if "static" in kinds:
         advice.append("pass the value as a kernel argument: a `static mut` is one variable for every GPU "
                       "thread, without synchronisation")
