@@ -16,6 +16,7 @@ PROFILE = Profile(
     ecosystem=Ecosystem.KRNL,
     title="krnl",
     device_build="krnl kernels are built `#![no_std]`",
+    buffer_params="`#[global] x: Slice<T>` / `#[item] y: &mut T`",
     crate_roots=frozenset({"krnl", "krnl_core", "krnl_macros"}),
     index_fns={
         "global_id": Index("glin"), "global_index": Index("glin"), "thread_id": Index("lid"),
