@@ -41,12 +41,16 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             yield from _compare(ctx, kernel, decl)
 
 
+def _count(n: int) -> str:
+    return f"{n} parameter" if n == 1 else f"{n} parameters"
+
+
 def _compare(ctx: FileContext, kernel: Kernel, decl) -> Iterator[Finding]:
     if len(decl.params) != len(kernel.params):
         if decl.name_span is not None:
             yield Finding(rule=NAME, span=decl.name_span,
-                          message=f"this host declaration of kernel `{kernel.name}` has {len(decl.params)} "
-                                  f"parameters; the device kernel has {len(kernel.params)}")
+                          message=f"this host declaration of kernel `{kernel.name}` has "
+                                  f"{_count(len(decl.params))}; the device kernel has {_count(len(kernel.params))}")
         return
     for i, (dp, kp) in enumerate(zip(decl.params, kernel.params)):
         if dp is None:

@@ -48,9 +48,11 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         if launch.device_span is not None:
             value = ctx.facts.fold(launch.device_expr)
             if value is not None and value < 0:
+                text = ctx.source[launch.device_span.start:launch.device_span.end].decode("utf-8", "replace")
+                shown = f"`device = {text}`" + ("" if text.strip() == str(value) else f" (= {value})")
                 yield Finding(rule=NAME, span=launch.device_span,
-                              message=f"`device = {value}`: the device number must be 0 or more (rustc checks "
-                                      f"it at compile time); leave `device` out for the default device")
+                              message=f"{shown}: the device number must be 0 or more (rustc checks it at compile "
+                                      f"time); leave `device` out for the default device")
 
 
 RULE = Rule(
