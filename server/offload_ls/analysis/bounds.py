@@ -246,26 +246,31 @@ def _less(small: Node, big: Node, adj: int, fold, out: list[Guard]) -> None:
 def _get_call(value: Node, fold, out: list[Guard]) -> None:
     """``x.get(i)`` / ``x.get_mut(i)`` (an ``if let`` / ``let .. else`` value): i < x.len()."""
     value = strip(value) if value.type == "parenthesized_expression" else value
-    if value.type != "call_expression":
-        return
-    fn, args = value.child_by_field_name("function"), value.child_by_field_name("arguments")
+    call = _method_call(value)
+    if call is not None and call[0] in ("get", "get_mut") and len(call[2]) == 1:
+        arg = call[2][0]
+        out.append(Guard(affine(arg, fold), Affine(f"{canon(call[1])}.len()", 0), False, arg, None, 0))
+
+
+def _method_call(call: Node) -> tuple[str, Node, list[Node]] | None:
+    """``recv.name(args..)`` -> (name, recv, the arguments), else None."""
+    if call.type != "call_expression":
+        return None
+    fn, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
     if fn is None or fn.type != "field_expression" or args is None:
-        return
+        return None
     field, recv = fn.child_by_field_name("field"), fn.child_by_field_name("value")
-    a = _named(args)
-    if field is not None and recv is not None and node_text(field) in ("get", "get_mut") and len(a) == 1:
-        out.append(Guard(affine(a[0], fold), Affine(f"{canon(recv)}.len()", 0), False, a[0], None, 0))
+    if field is None or recv is None:
+        return None
+    return node_text(field), recv, _named(args)
 
 
 def _contains_call(call: Node, fold, out: list[Guard]) -> None:
     """``(a..b).contains(&i)``: i < b (``..=b``: i <= b)."""
-    fn, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
-    if fn is None or fn.type != "field_expression" or args is None:
+    m = _method_call(call)
+    if m is None or m[0] != "contains" or len(m[2]) != 1:
         return
-    field, recv = fn.child_by_field_name("field"), fn.child_by_field_name("value")
-    a = _named(args)
-    if field is None or recv is None or node_text(field) != "contains" or len(a) != 1:
-        return
+    _, recv, a = m
     rng = strip(recv)
     if rng.type != "range_expression":
         return
@@ -278,13 +283,9 @@ def _contains_call(call: Node, fold, out: list[Guard]) -> None:
 
 def _in_bounds_call(call: Node, fold, out: list[Guard]) -> None:
     """cuda-oxide ``idx.in_bounds(len)``: idx < len."""
-    fn, args = call.child_by_field_name("function"), call.child_by_field_name("arguments")
-    if fn is None or fn.type != "field_expression" or args is None:
-        return
-    field, recv = fn.child_by_field_name("field"), fn.child_by_field_name("value")
-    a = _named(args)
-    if field is not None and recv is not None and node_text(field) == "in_bounds" and len(a) == 1:
-        _less(recv, a[0], 0, fold, out)
+    m = _method_call(call)
+    if m is not None and m[0] == "in_bounds" and len(m[2]) == 1:
+        _less(m[1], m[2][0], 0, fold, out)
 
 
 def _range_bound(rng: Node, var: Node, fold, out: list[Guard]) -> None:

@@ -31,7 +31,7 @@ from offload_ls.analysis.launches import launches_from_captures
 from offload_ls.analysis.model import Kernel, Launch, Span
 from offload_ls.analysis.suppress import CommentRec, comment_record
 from offload_ls.analysis.transfer import type_shape
-from offload_ls.syntax.parse import node_text
+from offload_ls.syntax.parse import identifier_nodes, node_text
 from offload_ls.syntax.queries import captures, captures_many, matches
 
 #: Query files read for every unit, in one pass (syntax/queries.py ``captures_many``).
@@ -454,21 +454,11 @@ def is_shared_static(item: Node) -> bool:
             if attr is not None:
                 head = attr.named_children[0] if attr.named_children else None
                 name = node_text(head).rsplit("::", 1)[-1] if head is not None else ""
-                words = {node_text(t) for t in _tokens(attr)}
+                words = {node_text(t) for t in identifier_nodes(attr)}
                 if any(a == name and w in words for a, w in wanted):
                     return True
         sib = sib.prev_sibling
     return False
-
-
-def _tokens(node: Node) -> list[Node]:
-    out, stack = [], [node]
-    while stack:
-        n = stack.pop()
-        if n.type == "identifier":
-            out.append(n)
-        stack.extend(n.children)
-    return out
 
 
 def _module_level(node: Node, unit: Unit) -> bool:
@@ -532,7 +522,7 @@ def _loose_names(unit: Unit) -> frozenset[str]:
         if mac.type == "macro_invocation":  # `mk!(gen_k);` parses as a statement of one macro call
             for t in mac.children:
                 if t.type == "token_tree":
-                    out |= {node_text(i) for i in _tokens(t)}
+                    out |= {node_text(i) for i in identifier_nodes(t)}
         if node.has_error:
             stack = [node]
             while stack:

@@ -123,6 +123,18 @@ SNIPPET_PREFIX = b"fn __offload_ls() { __offload_ls("
 SNIPPET_SUFFIX = b"); }"
 
 
+def identifier_nodes(node: Node) -> list[Node]:
+    """Every ``identifier`` node below ``node`` (``node`` included), token trees of
+    attributes and macros too, in no particular order."""
+    out, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "identifier":
+            out.append(n)
+        stack.extend(n.children)
+    return out
+
+
 def snippet_call(tree: Tree) -> Node | None:
     """The first ``call_expression`` (in document order) of a tree parsed from
     ``SNIPPET_PREFIX + text + SNIPPET_SUFFIX``: normally the wrapper call itself, found by

@@ -88,26 +88,25 @@ class CrateIndexes:
             return found[1]
         return parse(data)
 
+    def _index_of(self, path: Path | None) -> CrateIndex | None:
+        """The index of ``path``'s crate (read on first use); None outside a crate."""
+        root = crate_root(path) if path is not None else None
+        return self._index(root) if root is not None else None
+
     def view(self, path: Path | None) -> CrateView | None:
         """The rest of ``path``'s crate as a ``CrateView``; ``None`` outside a crate."""
-        if path is None:
+        index = self._index_of(path)
+        if index is None:
             return None
-        root = crate_root(path)
-        if root is None:
-            return None
-        index = self._index(root)
         with self._lock:
             return index.view(os.path.abspath(path))
 
     def update(self, path: Path | None, items: FileItems) -> bool:
         """Replace ``path``'s items (``FileItems`` of its current text); True if something
         other files' analyses read changed (their views' fingerprints)."""
-        if path is None:
+        index = self._index_of(path)
+        if index is None:
             return False
-        root = crate_root(path)
-        if root is None:
-            return False
-        index = self._index(root)
         key = os.path.abspath(path)
         with self._lock:
             old = index.files.get(key)

@@ -39,7 +39,7 @@ from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.rules.static_mut_in_kernel import StaticMuts
 from offload_ls.analysis.std_names import THREAD_INDEX_HINTS, holds_any
-from offload_ls.syntax.parse import node_text
+from offload_ls.syntax.parse import identifier_nodes, node_text
 
 NAME = "unchecked_thread_index"
 
@@ -216,19 +216,9 @@ def _indexes_block_memory(use: Node, flow: ThreadFlow, statics: StaticMuts, prof
         prev = binding.node.prev_named_sibling
         if prev is None or prev.type != "attribute_item":
             return False
-        words = {node_text(n) for n in _identifiers(prev)}
+        words = {node_text(n) for n in identifier_nodes(prev)}
         return bool(words & profile.shared_param_attrs)
     return False
-
-
-def _identifiers(node: Node) -> list[Node]:
-    out, stack = [], [node]
-    while stack:
-        n = stack.pop()
-        if n.type == "identifier":
-            out.append(n)
-        stack.extend(n.children)
-    return out
 
 
 def _local_buffer(binding, profile) -> bool:
