@@ -5,6 +5,7 @@ others."""
 from __future__ import annotations
 
 import dataclasses
+import os
 
 from cli_helpers import FILL_MSG, only
 
@@ -116,6 +117,29 @@ def test_unreadable_file_is_an_error_and_others_are_checked(cli, tmp_path, monke
     assert rc == 2
     assert err == "offload-ls: error: a.rs: Permission denied\n"
     assert out.splitlines() == [f"b.rs:2:25: {FILL_LINE}", "0 errors, 1 warning in 1 file"]
+
+
+def test_a_fifo_is_refused_not_waited_on(cli, tmp_path, monkeypatch):
+    # reading a FIFO blocks until something writes to it: `check` would hang for ever
+    (tmp_path / "b.rs").write_bytes(KERNEL)
+    os.mkfifo(tmp_path / "pipe.rs")
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = cli("check", ".", "pipe.rs", *only())
+    assert rc == 2
+    assert err == "offload-ls: error: pipe.rs: not a regular file\n"
+    assert out.splitlines() == [f"b.rs:2:25: {FILL_LINE}", "0 errors, 1 warning in 1 file"]
+    rc, out, err = cli("check", "/dev/null")
+    assert (rc, err) == (2, "offload-ls: error: /dev/null: not a regular file\n")
+
+
+def test_a_manifest_path_checks_its_crate(cli, tmp_path, monkeypatch):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "k"\nversion = "0.1.0"\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_bytes(KERNEL)
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = cli("check", "Cargo.toml", *only())
+    assert (rc, err) == (0, "")
+    assert out.splitlines() == [f"src/lib.rs:2:25: {FILL_LINE}", "0 errors, 1 warning in 1 file"]
 
 
 def test_analysis_crash_on_one_file_does_not_stop_the_others(cli, tmp_path, monkeypatch):

@@ -46,6 +46,8 @@ def write_hostile(src: Path, outside: Path, prefix: str) -> dict[str, Path]:
         "dangling": src / f"{prefix}dangling.rs",
         "outdir": src / f"{prefix}outdir",
         "dirloop": src / f"{prefix}dirloop",
+        "fifo": src / f"{prefix}fifo.rs",
+        "lock": src / f".#{prefix}good.rs",
     }
     files["good"].write_bytes(KERNEL)
     # File names that are not UTF-8 or hold a newline: published under their
@@ -67,6 +69,8 @@ def write_hostile(src: Path, outside: Path, prefix: str) -> dict[str, Path]:
     os.symlink(src / "nowhere" / "gone.rs", files["dangling"])
     os.symlink(outside, files["outdir"], target_is_directory=True)
     os.symlink("..", files["dirloop"], target_is_directory=True)
+    os.mkfifo(files["fifo"])  # reading it would wait for a writer for ever
+    os.symlink("user@host.4242:1700000000", files["lock"])  # an Emacs lock file: no source file
     return files
 
 
@@ -85,6 +89,7 @@ def expected_lines(files: dict[str, Path]) -> list[str]:
         f"{f['loop_b']}: cannot read: Too many levels of symbolic links; not analysed",
         f"{f['self']}: cannot read: Too many levels of symbolic links; not analysed",
         f"{f['dangling']}: cannot read: No such file or directory; not analysed",
+        f"{f['fifo']}: cannot read: not a regular file; not analysed",
     ]
 
 
@@ -114,9 +119,10 @@ def test_hostile_files_scanned_then_watched(make_server, workspace):
     summary = server.wait_for(lambda m: m.get("method") == "window/logMessage"
                               and m["params"]["message"].startswith("workspace scan:"), timeout=120)
     # Analysed: good, bad_utf8, deep, the two odd names. Not analysed: nul, huge, the three loop links, the
-    # dangling link. Not even listed: out.rs (leads outside), outdir/ and dirloop/
-    # (directory links are never walked).
-    assert summary["params"]["message"] == "workspace scan: 5 files analysed, 6 not analysed"
+    # dangling link, the FIFO. Not even listed: out.rs (leads outside), outdir/ and dirloop/
+    # (directory links are never walked), the lock file.
+    assert summary["params"]["message"] == "workspace scan: 5 files analysed, 7 not analysed"
+    assert not any(".#good.rs" in m for m in server.log_messages())
     logs = server.log_messages()
     for line in expected_lines(scanned):
         assert logs.count(line) == 1, (line, logs)

@@ -273,6 +273,8 @@ def _collect(paths: Sequence[str | Path], cwd: Path, report: Callable[[Notice], 
     seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
+        if path.name == "Cargo.toml" and path.is_file():
+            path = path.parent  # the crate, as `build` and `run` take it
         if not path.exists():
             report(Notice("error", f"{_printable(str(raw))}: {os.strerror(errno.ENOENT)}"))
             continue

@@ -11,6 +11,7 @@ the pass (``offload-ls(device nvptx64 sm_90)``), level ``deny`` for errors and c
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
 from offload_ls.toolchain.plan import check_plan
 from offload_ls.toolchain.transfer_check import plan_for_launch
 from offload_ls.workspace.cargo import find_manifest
+from offload_ls.workspace.files import read_source
 
 _LEVEL = {"error": Level.DENY, "ice": Level.DENY, "warning": Level.WARN}
 
@@ -77,7 +79,7 @@ def _report_for(result: CheckResult, by_path: dict[Path, FileReport], path: Path
     fr = by_path.get(path)
     if fr is None:
         try:
-            data = path.read_bytes()
+            data = read_source(path, sys.maxsize)
         except OSError:
             return None
         fr = FileReport(SourcePath.of(path, result.cwd), data, ())

@@ -11,6 +11,7 @@ have any (nothing stale after a fix).
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 import uuid
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from offload_ls.toolchain.service import CompileService
 from offload_ls.toolchain.transfer_check import ArgPlan, plan_for_launch
 from offload_ls.toolchain.transfer_plan import KernelTransfers, decode_map_type, human_bytes
 from offload_ls.workspace.cargo import find_manifest
-from offload_ls.workspace.files import real_path
+from offload_ls.workspace.files import read_source, real_path
 
 if TYPE_CHECKING:
     from offload_ls.lsp.server import OffloadLanguageServer
@@ -260,7 +261,7 @@ class CompileFeature:
         if file not in indexes:
             doc = self.server.documents.by_path(file)
             try:
-                data = file.read_bytes()
+                data = read_source(file, sys.maxsize)
             except OSError:
                 data = None
             if doc is not None and (data is None or doc.source == data):
@@ -421,7 +422,7 @@ def crate_uses_offload(manifest: Path, max_files: int = 5000) -> bool:
         if i >= max_files:
             return True  # huge crate: do not guess, check it
         try:
-            data = path.read_bytes()
+            data = read_source(path, sys.maxsize)
         except OSError:
             continue
         if any(m in data for m in OFFLOAD_MARKERS):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,22 +13,19 @@ SKIP_DIRS = frozenset({"target", ".git", "node_modules", ".hg", ".svn", "offload
 
 
 def rust_files(root: Path) -> Iterator[Path]:
-    """``.rs`` files under ``root`` (a directory, or a file returned as is), sorted,
+    """``.rs`` files under ``root`` (a directory, or anything else returned as is), sorted,
     skipping :data:`SKIP_DIRS`. Symbolic links to directories are not followed, so a link
-    loop or a link out of the tree is never walked; a dangling link (Emacs's lock file
-    ``.#main.rs`` points at ``user@host.pid``) is no source file and is skipped."""
-    if root.is_file():
-        yield root
+    loop or a link out of the tree is never walked (a dangling link or a link loop is
+    yielded: reading it fails, which callers report). Editors' lock files (Emacs's
+    ``.#main.rs``, a dangling link to ``user@host.pid``) are no source files: skipped."""
+    if not root.is_dir():
+        yield root  # a file named on purpose (reading a FIFO or a device is refused later)
         return
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
         for name in sorted(filenames):
-            if not name.endswith(".rs"):
-                continue
-            path = Path(dirpath) / name
-            if path.is_symlink() and not path.exists():
-                continue
-            yield path
+            if name.endswith(".rs") and not is_lock_file(name):
+                yield Path(dirpath) / name
 
 
 def real_path(path: Path | str) -> Path:
@@ -49,11 +48,19 @@ def within(path: Path, root: Path) -> bool:
     return real == top or top in real.parents
 
 
+def is_lock_file(name: str) -> bool:
+    """An editor's lock file (Emacs: ``.#main.rs``, a link to ``user@host.pid``)."""
+    return name.startswith(".#")
+
+
 def is_ignored(path: Path, root: Path) -> bool:
-    """True if ``path`` lies in a skipped directory below ``root``, outside ``root`` (also
+    """True if ``path`` is an editor's lock file (:func:`is_lock_file`), lies in a skipped
+    directory below ``root``, outside ``root`` (also
     through a symbolic link), or is reached through a link to a directory (which
     :func:`rust_files` never walks: such a path is an alias, and a link loop gives
     endless ones). Never raises (see :func:`real_path`)."""
+    if is_lock_file(os.path.basename(path)):
+        return True
     try:
         rel = real_path(path).relative_to(real_path(root))
     except ValueError:
@@ -81,12 +88,19 @@ def read_source(path: Path, max_bytes: int) -> bytes:
 
     Raises:
         FileTooLarge: larger than ``max_bytes``.
-        OSError: unreadable or vanished.
+        OSError: unreadable or vanished, or not a regular file (a FIFO or a device, whose
+            read could block for ever: ``strerror`` "not a regular file").
     """
-    size = path.stat().st_size
-    if size > max_bytes:
-        raise FileTooLarge(f"{path}: {size} bytes, above the {max_bytes}-byte limit (setting maxFileBytes); not analysed")
-    return path.read_bytes()
+    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        if st.st_size > max_bytes:
+            raise FileTooLarge(f"{path}: {st.st_size} bytes, above the {max_bytes}-byte limit "
+                               f"(setting maxFileBytes); not analysed")
+        return f.read()
 
 
 def looks_binary(data: bytes) -> bool:
