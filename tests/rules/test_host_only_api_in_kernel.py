@@ -232,3 +232,37 @@ def test_doc_page_example_is_reported_and_fix_is_not():
     assert [f[:4] for f in lint(example, RULE)] == [(5, 16, 5, 24), (5, 29, 5, 35), (6, 9, 6, 17),
                                                     (7, 23, 7, 43)]
     assert lint(fixed, RULE) == []
+
+
+HOST_TWIN = """
+pub const N: usize = 1024;
+#[cfg(offload_device)] fn trace(_i: usize) {}
+#[cfg(not(offload_device))] fn trace(i: usize) { eprintln!("element {i}"); }
+#[cfg(all(unix, not(target_arch = "nvptx64")))] fn note(i: usize) { println!("{i}"); }
+#[cfg(not(offload_device))] mod hostonly { pub fn note(i: usize) { println!("{i}"); } }
+mod device {
+    pub fn weight(x: f32) -> f32 { x * 2.0 }
+}
+mod host {
+    pub fn weight(x: f32) -> f32 { println!("{x}"); x }
+}
+#[rustc_offload_kernel]
+pub extern "gpu-kernel" fn scale(y: &mut [f32; N]) {
+    let i = unsafe { _block_idx_x() * _block_dim_x() + _thread_idx_x() } as usize;
+    if i < N { trace(i); note(i); y[i] = device::weight(y[i]); }
+}
+"""
+
+
+def test_a_host_only_twin_or_another_modules_function_is_not_device_code():
+    # the device pass compiles `#[cfg(offload_device)] fn trace`, never the host twin;
+    # `device::weight` is not `host::weight`
+    assert lint(dedent(HOST_TWIN), RULE) == []
+
+
+def test_the_same_call_into_an_ungated_function_is_reported():
+    src = dedent(HOST_TWIN.replace("#[cfg(not(offload_device))] fn trace", "fn trace")
+                 .replace("device::weight(y[i])", "host::weight(y[i])"))
+    found = [(line, msg.split(":")[0]) for line, _, _, _, msg in lint(src, RULE)]
+    assert found == [(3, "`eprintln!` in `trace`, called from kernel `scale`"),
+                     (10, "`println!` in `weight`, called from kernel `scale`")]

@@ -30,7 +30,7 @@ def file_facts(source: bytes, root: Node, crate=None) -> FileFacts:
     """Facts of the whole file, computed now without a cache; ``crate``: the rest of its
     crate (analysis/crate_index.py ``CrateView``) or ``None``."""
     units = split_units(root, source)
-    memo: dict[bytes, bool] = {}
+    memo: dict[bytes, tuple[bool, bool]] = {}
     summaries = [summarize(u, caps, source, memo) for u, caps in zip(units, unit_captures(units, root))]
     return FileFacts([u.start for u in units], summaries, crate=crate)
 

@@ -60,6 +60,37 @@ def is_device_cfg(predicate: Node) -> bool:
     return False
 
 
+def is_host_cfg(predicate: Node, depth: int = 0) -> bool:
+    """True if a ``cfg(..)`` token tree selects host code only: ``not(<device cfg>)``, or
+    ``all(..)`` with such a ``not(..)`` among its parts (``#[cfg(not(offload_device))]``,
+    ``#[cfg(all(unix, not(target_os = "cuda")))]``). Nesting deeper than 32 levels: False."""
+    if depth > 32:
+        return False
+    inner = [c for c in predicate.children if c.type not in ("(", ")", "[", "]", "{", "}")]
+    for part in _parts(inner):
+        if len(part) == 2 and part[0].type == "identifier" and part[1].type == "token_tree":
+            head = node_text(part[0])
+            if head == "not" and is_device_cfg(part[1]):
+                return True
+            if head == "all" and is_host_cfg(part[1], depth + 1):
+                return True
+        if depth > 0:
+            continue  # inside all(..): any host-only part makes the whole host-only
+        return False  # top level: one predicate
+    return False
+
+
+def _parts(tokens: list[Node]) -> list[list[Node]]:
+    """``a, b(..), c = "x"`` -> the comma-separated parts."""
+    out: list[list[Node]] = [[]]
+    for t in tokens:
+        if t.type == ",":
+            out.append([])
+        else:
+            out[-1].append(t)
+    return [p for p in out if p]
+
+
 def _flatten(tree: Node, negated: bool) -> list[tuple[Node, bool]]:
     """Leaf tokens of a token tree, each with whether it sits inside ``not(..)``.
 
@@ -94,7 +125,7 @@ def device_functions(root: Node, kernels: list[Kernel]) -> list[DeviceFn]:
 
     source = _source_of(root)
     units = split_units(root, source)
-    memo: dict[bytes, bool] = {}
+    memo: dict[bytes, tuple[bool, bool]] = {}
     fns = [f for u, caps in zip(units, unit_captures(units, root)) for f in summarize(u, caps, source, memo).fns]
     return device_functions_from(fns, kernels)
 
@@ -129,24 +160,30 @@ def device_graph(fns, kernels) -> dict:
     Args:
         fns: every function item of the file in document order, as records with ``start``,
             ``end`` (byte offsets), ``name`` (``str`` or ``None``), ``has_body``,
-            ``callees`` (names called in the body, each once, in document order) and
-            ``gated`` (why it is device code by itself: ``"under a device-only #[cfg]"``,
-            ``"a `#[cube]` function"``; ``""`` when it is not).
+            ``callees`` (names called in the body, each once, in document order;
+            ``"m::f"`` for a call through a path), ``gated`` (why it is device code by itself:
+            ``"under a device-only #[cfg]"``, ``"a `#[cube]` function"``; ``""`` when it is
+            not), ``host`` (under a host-only ``#[cfg]``: never device code) and ``module``
+            (the innermost ``mod`` it is declared in, ``""`` at the top).
         kernels: the file's kernels in document order, as records with ``name``,
             ``fn_start`` and ``has_body``.
 
     Returns:
         function start byte -> (function record, name, reason, kernel record or ``None``),
         for each device function: (1) kernels, (2) functions under a device-only cfg,
-        (3) functions that device code calls by name, transitively.
+        (3) functions that device code calls by name, transitively: not one under a
+        host-only cfg, and for ``m::f(..)`` where ``m`` is a ``mod`` of the file, only an
+        ``f`` declared in a ``mod m``.
 
     Raises:
         AttributeError: a function under a device-only cfg has no name node (tree-sitter
             always gives one, possibly empty).
     """
     by_name: dict[str, list] = {}
+    modules = set()
     for fn in fns:
-        if fn.name is not None:
+        modules.add(fn.module)
+        if fn.name is not None and not fn.host:
             by_name.setdefault(fn.name, []).append(fn)
 
     result: dict[int, tuple] = {}
@@ -171,21 +208,26 @@ def device_graph(fns, kernels) -> dict:
             continue
         # Each called name once: a body can hold thousands of calls to the same name
         # (and nested functions' bodies repeat them), each matching every same-named fn.
-        for name in fn.callees:
+        for callee in fn.callees:
+            qual, _, name = callee.rpartition("::")
+            in_module = qual if qual and qual in modules else None
             for target in by_name.get(name, ()):
                 if target.start in result or not target.has_body:
                     continue
+                if in_module is not None and target.module != in_module:
+                    continue  # `device::weight(..)` is not `host::weight`
                 result[target.start] = (target, name, why, None)
                 queue.append((target, f"called from device function `{name}`"))
     return result
 
 
 class _FnView:
-    __slots__ = ("fn", "start", "end", "name", "has_body", "callees", "gated")
+    __slots__ = ("fn", "start", "end", "name", "has_body", "callees", "gated", "host", "module")
 
     def __init__(self, fn) -> None:
         self.fn, self.start, self.end, self.name = fn, fn.start, fn.end, fn.name
         self.has_body, self.callees, self.gated = fn.body is not None, fn.callees, fn.gated
+        self.host, self.module = fn.host, fn.module
 
 
 class _KernelView:

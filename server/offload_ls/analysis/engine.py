@@ -186,7 +186,7 @@ def _summaries(units: list[Unit], indices, root: Node, source: bytes, c: Analysi
     if missing:
         picked = list(indices)
         todo = [units[picked[j]] for j in missing]
-        memo: dict[bytes, bool] = {}
+        memo: dict[bytes, tuple[bool, bool]] = {}
         for j, u, caps in zip(missing, todo, unit_captures(todo, root)):
             s = summarize(u, caps, source, memo)
             out[j] = s

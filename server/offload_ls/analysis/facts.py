@@ -332,7 +332,8 @@ class FileFacts:
             if s.fns:
                 d = self.delta(i)
                 for j, f in enumerate(s.fns):
-                    fns.append(_Fn(f.start + d, f.end + d, f.name, f.body is not None, f.callees, f.gated, i, j))
+                    fns.append(_Fn(f.start + d, f.end + d, f.name, f.body is not None, f.callees, f.gated, i, j,
+                                   f.host, f.module))
             records = self._unit_kernel_records(i) if (s.kernels or s.items.fns) else ()
             if records:
                 d = self.delta(i)
@@ -569,11 +570,12 @@ class FileFacts:
 class _Fn:
     """A function item for :func:`device_graph`, at current offsets, with where it is."""
 
-    __slots__ = ("start", "end", "name", "has_body", "callees", "gated", "unit", "index")
+    __slots__ = ("start", "end", "name", "has_body", "callees", "gated", "unit", "index", "host", "module")
 
-    def __init__(self, start, end, name, has_body, callees, gated, unit, index) -> None:
+    def __init__(self, start, end, name, has_body, callees, gated, unit, index, host=False, module="") -> None:
         self.start, self.end, self.name, self.has_body = start, end, name, has_body
         self.callees, self.gated, self.unit, self.index = callees, gated, unit, index
+        self.host, self.module = host, module
 
 
 class _K:

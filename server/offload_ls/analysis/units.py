@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from offload_ls.analysis.consts import capture as capture_const
-from offload_ls.analysis.device_code import is_device_cfg
+from offload_ls.analysis.device_code import is_device_cfg, is_host_cfg
 from offload_ls.analysis.ecosystems import profiles
 from offload_ls.analysis.kernels import attributed_item, function_record, kernels_from_captures
 from offload_ls.analysis.launches import launches_from_captures
@@ -58,19 +58,20 @@ class Unit:
         parent: the node whose children the unit's nodes are (``source_file`` or a
             ``mod``'s ``declaration_list``).
         nodes: those children, in order (attributes, comments, then the item, if any).
-        gate: an enclosing ``mod`` is under a device-only ``#[cfg]``.
-        key: the cache key: the unit's bytes, ``gate``, the node types, and for a ``mod``
+        gate: an enclosing ``mod`` is under a device-only ``#[cfg]``; host: under a
+            host-only one (``#[cfg(not(offload_device))] mod host { .. }``).
+        key: the cache key: the unit's bytes, ``gate``, ``host``, the node types, and for a ``mod``
             header the length of the whole ``mod``; ``None`` when the unit holds a syntax
             error (never cached: an ERROR node's shape may depend on the text around it).
         mod_body: for a ``mod`` header, its body (``declaration_list``), else ``None``.
     """
 
-    __slots__ = ("start", "end", "parent", "nodes", "gate", "key", "mod_body")
+    __slots__ = ("start", "end", "parent", "nodes", "gate", "key", "mod_body", "host")
 
     def __init__(self, start: int, end: int, parent: Node, nodes: tuple[Node, ...], gate: bool,
-                 key: tuple | None, mod_body: Node | None = None) -> None:
+                 key: tuple | None, mod_body: Node | None = None, host: bool = False) -> None:
         self.start, self.end, self.parent, self.nodes = start, end, parent, nodes
-        self.gate, self.key, self.mod_body = gate, key, mod_body
+        self.gate, self.key, self.mod_body, self.host = gate, key, mod_body, host
 
     def __repr__(self) -> str:
         return f"Unit({self.start}, {self.end}, {[n.type for n in self.nodes]})"
@@ -82,7 +83,7 @@ def split_units(root: Node, source: bytes) -> list[Unit]:
     Args:
         root: the tree's root node; source: the bytes it was parsed from."""
     out: list[Unit] = []
-    _split(root, root.children, False, source, out, root.has_error, 0)
+    _split(root, root.children, False, source, out, root.has_error, 0, False)
     return out
 
 
@@ -92,9 +93,10 @@ MAX_MOD_DEPTH = 32
 
 
 def _split(parent: Node, children: list[Node], gate: bool, source: bytes, out: list[Unit],
-           errors: bool, depth: int) -> None:
+           errors: bool, depth: int, host: bool) -> None:
     """Append the units of ``parent``'s ``children``; ``errors``: the tree has syntax
-    errors somewhere (else no node needs checking); ``depth``: ``mod`` nesting."""
+    errors somewhere (else no node needs checking); ``depth``: ``mod`` nesting; ``gate`` /
+    ``host``: an enclosing ``mod`` is device-only / host-only."""
     pending: list[Node] = []
     in_mod = parent.type == "declaration_list"
     for child in children:
@@ -104,32 +106,36 @@ def _split(parent: Node, children: list[Node], gate: bool, source: bytes, out: l
             continue
         if in_mod and (t == "{" or t == "}"):
             if pending:
-                out.append(_unit(parent, pending, gate, source, errors))
+                out.append(_unit(parent, pending, gate, source, errors, host=host))
                 pending = []
             continue
         if t == "mod_item" and depth < MAX_MOD_DEPTH:
             body = child.child_by_field_name("body")
             if body is not None and body.type == "declaration_list":
                 pending.append(child)
-                out.append(_unit(parent, pending, gate, source, errors, mod_body=body))
-                inner_gate = gate or any(_device_cfg_attr(n) for n in pending if n.type == "attribute_item")
-                _split(body, body.children, inner_gate, source, out, errors, depth + 1)
+                out.append(_unit(parent, pending, gate, source, errors, mod_body=body, host=host))
+                attrs = [n for n in pending if n.type == "attribute_item"]
+                inner_gate, inner_host = gate, host
+                if attrs:
+                    inner_gate = gate or any(_cfg_attr(n, is_device_cfg) for n in attrs)
+                    inner_host = not inner_gate and (host or any(_cfg_attr(n, is_host_cfg) for n in attrs))
+                _split(body, body.children, inner_gate, source, out, errors, depth + 1, inner_host)
                 pending = []
                 continue
         if pending:
             pending.append(child)
-            out.append(_unit(parent, pending, gate, source, errors))
+            out.append(_unit(parent, pending, gate, source, errors, host=host))
             pending = []
         else:  # the common case: an item alone
             start, end = child.start_byte, child.end_byte
-            key = None if errors and child.has_error else (source[start:end], gate, (t,), 0)
-            out.append(Unit(start, end, parent, (child,), gate, key))
+            key = None if errors and child.has_error else (source[start:end], gate, (t,), 0, host)
+            out.append(Unit(start, end, parent, (child,), gate, key, None, host))
     if pending:
-        out.append(_unit(parent, pending, gate, source, errors))
+        out.append(_unit(parent, pending, gate, source, errors, host=host))
 
 
 def _unit(parent: Node, nodes: list[Node], gate: bool, source: bytes, errors: bool,
-          mod_body: Node | None = None) -> Unit:
+          mod_body: Node | None = None, host: bool = False) -> Unit:
     start = nodes[0].start_byte
     last = nodes[-1]
     end = mod_body.start_byte if mod_body is not None else last.end_byte
@@ -145,16 +151,18 @@ def _unit(parent: Node, nodes: list[Node], gate: bool, source: bytes, errors: bo
         types = tuple(n.type for n in nodes)
         # a header's suppression comment covers the whole `mod`: its length is a fact too
         extra = last.end_byte - start if mod_body is not None else 0
-        key = (source[start:end], gate, types, extra)
-    return Unit(start, end, parent, tuple(nodes), gate, key, mod_body)
+        key = (source[start:end], gate, types, extra, host)
+    return Unit(start, end, parent, tuple(nodes), gate, key, mod_body, host)
 
 
 def _header_has_error(mod: Node, body: Node) -> bool:
     return any(c.has_error for c in mod.children if c.start_byte < body.start_byte)
 
 
-def _device_cfg_attr(attr: Node) -> bool:
-    return any(is_device_cfg(p) for p in captures_many(("cfg_attributes",), attr)["cfg_attributes"].get("predicate", []))
+def _cfg_attr(attr: Node, test) -> bool:
+    """Is ``attr`` a ``#[cfg(..)]`` whose predicate passes ``test`` (:func:`is_device_cfg`,
+    :func:`is_host_cfg`)?"""
+    return any(test(p) for p in captures_many(("cfg_attributes",), attr)["cfg_attributes"].get("predicate", []))
 
 
 # ---------------------------------------------------------------------------- summaries
@@ -166,7 +174,11 @@ class FnRec:
     body (grammars/rust/calls.scm), each once, in document order; ``gated``: why it is
     device code by itself, ``""`` when it is not: it is, or lies inside, an item under a
     device-only ``#[cfg]`` (analysis/device_code.py), or it carries an ecosystem's
-    device-function attribute (``#[cube]``)."""
+    device-function attribute (``#[cube]``); ``host``: it is, or lies inside, an item under
+    a host-only ``#[cfg(not(offload_device))]`` (never device code, whatever calls it);
+    ``module``: the name of the innermost ``mod`` it is declared in (``""`` at the top of
+    the file). A callee called through a path is ``"module::name"`` (the path's last
+    segment before the name), else ``"name"``."""
 
     start: int
     end: int
@@ -174,6 +186,8 @@ class FnRec:
     body: Span | None
     callees: tuple[str, ...]
     gated: str
+    host: bool = False
+    module: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,7 +311,7 @@ def exports(kernels, launches, fns, statics, shadowed, defined, unsafe_names, fn
     return (
         tuple((k.name, k.ecosystem, tuple((p.kind, p.transfer) for p in k.params), k.body_span is not None,
                fn_index.get(k.fn_start, -1), k.fn_start in cube) for k in kernels),
-        tuple((f.name, f.callees, f.gated, f.body is not None) for f in fns),
+        tuple((f.name, f.callees, f.gated, f.host, f.module, f.body is not None) for f in fns),
         tuple((la.kernel, la.total_threads) for la in launches),
         tuple((s.name, s.module_level, s.shared) for s in statics),
         shadowed, defined, unsafe_names, fn_names,
@@ -354,11 +368,12 @@ def _bucket(units: list[Unit], found: dict[str, dict[str, list[Node]]]) -> list[
 
 
 def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
-              cfg_memo: dict[bytes, bool] | None = None) -> UnitSummary:
+              cfg_memo: dict[bytes, tuple[bool, bool]] | None = None) -> UnitSummary:
     """The :class:`UnitSummary` of ``unit`` from its captures (:func:`unit_captures`).
 
     Args:
-        cfg_memo: ``cfg(..)`` predicate text -> selects device code, shared by the units
+        cfg_memo: ``cfg(..)`` predicate text -> (selects device code, selects host code
+            only), shared by the units
             of one analysis (the same few predicates repeat all over a file)."""
     if not caps:  # a comment, a macro call, ..: only names that may be functions
         loose = _loose_names(unit)
@@ -379,10 +394,14 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
 
     fn_nodes = anchors.get("fn", [])
     cfg_reason = "under a device-only #[cfg]"
-    gated_ranges = [(s, e, cfg_reason) for s, e in _gated_ranges(caps.get("cfg_attributes", empty), memo)]
+    device_ranges, host_ranges = _gated_ranges(caps.get("cfg_attributes", empty), memo)
+    gated_ranges = [(s, e, cfg_reason) for s, e in device_ranges]
     gated_ranges += _device_attr_ranges(anchors.get("attr", []))
     if unit.gate:
         gated_ranges.append((unit.start, unit.end, cfg_reason))
+    if unit.host:
+        host_ranges.append((unit.start, unit.end))
+    module = unit_module(unit)
     callee_nodes = caps.get("calls", empty).get("callee", [])
     callee_starts = [c.start_byte for c in callee_nodes]
     callee_texts: list[str] | None = None
@@ -393,15 +412,17 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
         called: tuple[str, ...] = ()
         if body is not None and callee_nodes:
             if callee_texts is None:
-                callee_texts = [node_text(c) for c in callee_nodes]
+                callee_texts = [_callee_text(c) for c in callee_nodes]
             lo = bisect.bisect_left(callee_starts, body.start_byte)
             hi = bisect.bisect_left(callee_starts, body.end_byte, lo)
             called = tuple(dict.fromkeys(callee_texts[i] for i in range(lo, hi)
                                          if callee_nodes[i].end_byte <= body.end_byte))
         s, e = fn.start_byte, fn.end_byte
         gated = next((why for gs, ge, why in gated_ranges if gs <= s and e <= ge), "")
+        host = not gated and any(hs <= s and e <= he for hs, he in host_ranges)
         fns.append(FnRec(s, e, node_text(name) if name is not None else None,
-                         Span(body.start_byte, body.end_byte) if body is not None else None, called, gated))
+                         Span(body.start_byte, body.end_byte) if body is not None else None, called, gated,
+                         host, module))
 
     statics = tuple(StaticDecl(node_text(n), Span(n.start_byte, n.end_byte), enclosing_block(n) is None,
                                n.parent is not None and is_shared_static(n.parent))
@@ -412,7 +433,8 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
     ucaps = caps.get("unsafe_fns", empty)
     unsafe_names = frozenset(node_text(n) for n in ucaps.get("name", []))
     fn_names = frozenset(node_text(n) for n in ucaps.get("any_fn", [])) | unsafe_names
-    callees = frozenset(callee_texts) if callee_texts is not None else frozenset(node_text(c) for c in callee_nodes)
+    callees = (frozenset(t.rpartition("::")[2] for t in callee_texts) if callee_texts is not None
+               else frozenset(node_text(c) for c in callee_nodes))
     externs = tuple(_extern_decl(d) for d in caps.get("extern_decls", empty).get("decl", []))
     comments = tuple(c for c in (comment_record(n) for n in caps.get("suppressions", empty).get("comment", [])) if c)
     has_casts = bool(caps.get("shared_to_mut_casts", empty).get("cast"))
@@ -547,31 +569,57 @@ def _marker_captures(attrs: list[Node]) -> dict[str, list[Node]]:
     return out
 
 
-def _gated_ranges(cfg_caps: dict[str, list[Node]], memo: dict[bytes, bool]) -> list[tuple[int, int]]:
-    """Byte ranges of the items that a device-only ``#[cfg]`` applies to: the item after
-    the attribute (past other attributes and comments), everything inside it included."""
-    out = []
+def _gated_ranges(cfg_caps: dict[str, list[Node]], memo: dict[bytes, tuple[bool, bool]]
+                  ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Byte ranges of the items that a device-only ``#[cfg]`` applies to, and of those a
+    host-only one (``#[cfg(not(offload_device))]``) applies to: the item after the
+    attribute (past other attributes and comments), everything inside it included."""
+    device_out: list[tuple[int, int]] = []
+    host_out: list[tuple[int, int]] = []
     preds = cfg_caps.get("predicate", [])
     if not preds:
-        return out
+        return device_out, host_out
     starts = [p.start_byte for p in preds]
     for attr in cfg_caps.get("attr", []):
         lo = bisect.bisect_left(starts, attr.start_byte)
         hi = bisect.bisect_left(starts, attr.end_byte, lo)
-        device = False
+        device = host = False
         for p in preds[lo:hi]:
             text = p.text or b""
             value = memo.get(text)
             if value is None:
-                value = memo[text] = is_device_cfg(p)
-            if value:
-                device = True
-                break
-        if device:
+                value = memo[text] = (is_device_cfg(p), is_host_cfg(p))
+            device, host = device or value[0], host or value[1]
+        if device or host:
             target = attributed_item(attr)
             if target is not None:
-                out.append((target.start_byte, target.end_byte))
-    return out
+                (device_out if device else host_out).append((target.start_byte, target.end_byte))
+    return device_out, host_out
+
+
+def _callee_text(name: Node) -> str:
+    """A callee name (grammars/rust/calls.scm) as :class:`FnRec` keeps it: ``"f"``, or
+    ``"m::f"`` for a call through a path ``a::m::f(..)`` / ``m::<T>::f``."""
+    parent = name.parent
+    if parent is None or parent.type != "scoped_identifier":
+        return node_text(name)
+    path = parent.child_by_field_name("path")
+    while path is not None and path.type == "scoped_identifier":
+        last = path.child_by_field_name("name")
+        if last is not None:
+            path = last
+            break
+        path = None
+    if path is None or path.type != "identifier":
+        return node_text(name)
+    return f"{node_text(path)}::{node_text(name)}"
+
+
+def unit_module(unit: Unit) -> str:
+    """The name of the ``mod`` whose body holds ``unit`` (``""`` at the top of the file)."""
+    mod = unit.parent.parent if unit.parent.type == "declaration_list" else None
+    name = mod.child_by_field_name("name") if mod is not None and mod.type == "mod_item" else None
+    return node_text(name) if name is not None else ""
 
 
 def _device_fn_attrs() -> frozenset[str]:
