@@ -370,6 +370,23 @@ CASES = [
         [],
         id="use-inside-text-that-does-not-parse",
     ),
+    pytest.param(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(y: &mut [f32; 1024]) {{
+            {TID}
+            if i < 1024 {{ let i = i + 100; y[i] = 1.0; }}
+            if i < 924 {{ let i = i + 100; y[i] = 2.0; }}
+            let mut k = i;
+            if k < 1024 {{ k += 100; y[k] = 3.0; }}
+            let mut m = i;
+            while m < 1024 {{ y[m] = 4.0; m += 4096; }}
+        }}
+        """,
+        [(4, 38, 4, 39, safe("i", "y[i]", "if i < y.len() { .. }")),
+         (7, 31, 7, 32, safe("k", "y[k]", "if k < y.len() { .. }"))],
+        id="guard-of-a-shadowed-or-reassigned-variable",
+    ),
 ]
 
 

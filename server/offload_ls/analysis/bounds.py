@@ -22,6 +22,8 @@ conversions. Pure syntax; no I/O.
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -58,6 +60,8 @@ class Guard:
     expr_node: Node | None = None
     bound_node: Node | None = None
     adj: int = 0
+    #: the nodes are in the function's own tree (not re-parsed from an ``assert!``'s tokens)
+    local: bool = True
 
 
 def _named(node: Node) -> list[Node]:
@@ -488,7 +492,9 @@ def _exit_guard(stmt: Node, fold, exits: frozenset[str], source: bytes | None, o
         args = call.child_by_field_name("arguments") if call is not None else None
         first = _named(args) if args is not None else []
         if first:
-            conditions(first[0], True, fold, out)
+            found: list[Guard] = []
+            conditions(first[0], True, fold, found)
+            out.extend(dataclasses.replace(g, local=False) for g in found)
 
 
 # ------------------------------------------------------------------ is an index bounded
@@ -496,7 +502,8 @@ def _exit_guard(stmt: Node, fold, exits: frozenset[str], source: bytes | None, o
 
 def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], Node | None],
             length: int | None, is_thread: Callable[[Node], bool] = lambda n: False,
-            block_only: Callable[[Node], bool] = lambda n: False, buffer: Node | None = None) -> bool:
+            block_only: Callable[[Node], bool] = lambda n: False, buffer: Node | None = None,
+            holds_at: Callable[[Guard, Node], bool] = lambda g, n: True) -> bool:
     """Is ``index`` (an expression) below the buffer's length wherever ``guards`` hold?
 
     First, a guard on the same expression (up to a constant offset, :func:`affine`);
@@ -517,10 +524,13 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
             value the same for every thread: its bound is the launch's shape.
         buffer: the indexed buffer's expression: an index below its ``.len()`` is in
             bounds whatever the guards (``x[(i + k).min(x.len() - 1)]``).
+        holds_at: does a guard on the same text speak of the same values at a node (the
+            same bindings, no assignment in between: not ``if i < n { let i = i + 100;
+            x[i] }``)? Guards match by text (:func:`canon`) otherwise.
     """
     e = affine(index, fold)
     for g in guards:
-        if g.lower or g.expr.key != e.key:
+        if g.lower or g.expr.key != e.key or not holds_at(g, index):
             continue
         # index = X - g.expr.off + e.off < bound - g.expr.off + e.off
         slack = g.bound.off - g.expr.off + e.off
@@ -529,7 +539,7 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
                 return True
         elif slack <= 0:
             return True
-    ub = _Bounds(guards, fold, resolve, lambda n: is_thread(n) and not block_only(n))
+    ub = _Bounds(guards, fold, resolve, lambda n: is_thread(n) and not block_only(n), holds_at)
     top = ub.of(index, 1)
     if top is UNKNOWN:
         return True  # not an expression bounds can be worked out for: not reported
@@ -595,8 +605,9 @@ class _Bounds:
     """Upper / lower bounds of expressions as polynomials over the symbols (values the
     same for every thread) under a list of guards."""
 
-    def __init__(self, guards: list[Guard], fold, resolve, is_thread) -> None:
+    def __init__(self, guards: list[Guard], fold, resolve, is_thread, holds_at=lambda g, n: True) -> None:
         self.guards, self.fold, self.resolve, self.is_thread = guards, fold, resolve, is_thread
+        self.holds_at = holds_at
         self.upper: dict[str, list[Guard]] = {}
         self.lower: dict[str, list[Guard]] = {}
         for g in guards:
@@ -672,6 +683,8 @@ class _Bounds:
                 self._busy.add(key)
                 try:
                     for g in found:
+                        if not self.holds_at(g, node):
+                            continue
                         p = self.of(g.bound_node, sign, depth + 1) if g.bound_node is not None else \
                             ({(g.bound.key,): 1} if g.bound.key else {})
                         if isinstance(p, dict):

@@ -575,6 +575,11 @@ class ThreadFlow:
         return any(node.start_byte <= s and e <= node.end_byte and not _source_in_load(node, s, self.parent)
                    for s, e in sources)
 
+    def assignments(self, name: str) -> list[Node]:
+        """Right-hand sides of the assignments (``=``, ``+=``, ..) to the plain variable
+        ``name`` in this function, in document order."""
+        return self._assigned.get(name, [])
+
     def binding(self, ident: Node) -> Binding | None:
         """Binding of identifier node ``ident`` of this function (see :func:`find_binding`)."""
         key = (ident.start_byte, ident.end_byte)

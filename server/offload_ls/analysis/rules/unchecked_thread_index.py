@@ -34,7 +34,7 @@ from tree_sitter import Node
 from offload_ls.analysis.bounds import bounded, guards_at
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.indexing import ThreadFlow, named, strip
+from offload_ls.analysis.indexing import ThreadFlow, identifiers, named, strip
 from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.rules.static_mut_in_kernel import StaticMuts
@@ -78,6 +78,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             return None
 
         guard_memo: dict = {}  # the guards above each node of this function (analysis/bounds.py)
+        holds = _guard_holds_at(flow)
         for use, index, raw in _index_uses(flow):
             key = (index.start_byte, index.end_byte)
             if key in seen or _clamped(index):
@@ -92,7 +93,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 continue  # text that does not parse (an edit in progress): no reliable reading
             guards = guards_at(use, body, fold, profile.exits, ctx.source, guard_memo, flow.parent, resolve)
             if bounded(index, guards, fold, resolve, _static_length(use, flow, fold), flow.depends,
-                       lambda n, flow=flow: _block_only(flow, n), _base(use)):
+                       lambda n, flow=flow: _block_only(flow, n), _base(use), holds):
                 continue
             seen.add(key)
             tvars = flow.thread_vars(index)
@@ -100,6 +101,42 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             hint = _len_hint(use, index, raw)
             yield Finding(rule=NAME, span=Span(index.start_byte, index.end_byte),
                           message=message(var, node_text(use), raw or profile.raw_indexing, hint))
+
+
+def _guard_holds_at(flow: ThreadFlow):
+    """``holds(guard, node)``: does ``guard`` speak of the variables ``node`` uses? Not
+    when a name in both is bound anew between them (``if i < n { let i = i + 100; x[i] }``)
+    or a ``mut`` variable is assigned between the guard and the node
+    (``if i < n { i += 100; x[i] }``; in ``while i < n { x[i] = ..; i += s; }`` the
+    assignment comes after the use)."""
+
+    def key(b) -> tuple | None:
+        return (b.node.start_byte, b.node.end_byte, b.name) if b is not None else None
+
+    def holds(guard, node: Node) -> bool:
+        g = guard.expr_node
+        if not guard.local or g is None:
+            return True  # re-parsed `assert!` tokens: no bindings to compare
+        in_guard = {}
+        for ident in identifiers(g):
+            in_guard.setdefault(node_text(ident), ident)
+        if not in_guard:
+            return True
+        for ident in identifiers(node):
+            name = node_text(ident)
+            gi = in_guard.get(name)
+            if gi is None or gi == ident:
+                continue
+            bn = flow.binding(ident)
+            bg = flow.binding(gi)
+            if bg is not None and bn is not None and key(bg) != key(bn):
+                return False  # shadowed between the guard and the node
+            if bn is not None and bn.mutable and any(g.end_byte <= r.start_byte < node.start_byte
+                                                     for r in flow.assignments(name)):
+                return False  # reassigned between the guard and the node
+        return True
+
+    return holds
 
 
 def _in_error(flow: ThreadFlow, node: Node, body: Node) -> bool:
