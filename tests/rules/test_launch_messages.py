@@ -35,3 +35,27 @@ def test_a_negative_device_shows_the_source_text_and_its_value():
         (6, 52, 6, 55, "`device = DEV` (= -2)" + tail),
         (7, 52, 7, 54, "`device = -1`" + tail),
     ]
+
+
+def test_a_scalar_parameter_behind_a_type_alias_is_checked():
+    src = dedent("""
+        use cuda_std::prelude::*;
+        type Real = f64;
+        #[kernel]
+        pub unsafe fn k(a: f32, r: Real, x: *mut f32) {
+            let i = thread::index_1d() as usize;
+            *x.add(i) = a + r as f32;
+        }
+        fn run(module: &Module, stream: &Stream, x: &DeviceBuffer<f32>) -> CudaResult<()> {
+            unsafe {
+                launch!(module.k<<<1, 32, 0, stream>>>(1.0, 0.5, x.as_device_ptr()))?;
+                launch!(module.k<<<1, 32, 0, stream>>>(1, 0.5f32, x.as_device_ptr()))?;
+            }
+            Ok(())
+        }
+        """)
+    head = "argument {} of this launch of `k` is the literal `{}`, but the kernel's parameter is `{}`: "
+    assert [m for *_, m in lint(src, "launch_arg_mismatch")] == [
+        head.format(1, "1", "a: f32") + "an integer where the kernel expects `f32`",
+        head.format(2, "0.5f32", "r: Real") + "a value of type `f32` where the kernel expects `f64`",
+    ]

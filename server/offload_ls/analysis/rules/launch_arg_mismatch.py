@@ -144,6 +144,10 @@ def _arg_findings(ctx: FileContext, launch: Launch, kernel: Kernel,
                                   f"but {whose}: {problem}")
 
 
+_NUMERIC = frozenset({"u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+                      "f16", "f32", "f64", "f128"})
+
+
 def _problem(ctx: FileContext, kernel: Kernel, launch: Launch, p: Param, info: ArgInfo) -> str | None:
     if any(g in p.type_text.replace("<", " ").replace(">", " ").split() or p.type_text.strip("&mut ") == g
            for g in kernel.generics):
@@ -162,12 +166,17 @@ def _problem(ctx: FileContext, kernel: Kernel, launch: Launch, p: Param, info: A
         if p.kind == "scalar" and info.kind in ("ref", "mut_ref"):
             return "the kernel takes the value itself, not a reference"
     target = p.type_text if p.kind == "scalar" else p.pointee if p.kind in ("ref", "mut_ref") else None
+    if target is None and p.kind == "other" and ctx.facts.resolve_type(p.type_text.strip()) in _NUMERIC:
+        target = p.type_text  # `r: Real` with `type Real = f64;`: a scalar behind an alias
     if target is None:
         return None
     resolved = ctx.facts.resolve_type(target.strip())
     if not fits(info.scalar, resolved):
-        found = info.scalar.strip("{}") if info.scalar else "?"
-        return f"a `{found}` where the kernel expects `{resolved}`"
+        if info.scalar in ("{integer}", "{float}"):
+            found = "an integer" if info.scalar == "{integer}" else "a floating-point value"
+        else:
+            found = f"a value of type `{info.scalar or '?'}`"
+        return f"{found} where the kernel expects `{resolved}`"
     return None
 
 

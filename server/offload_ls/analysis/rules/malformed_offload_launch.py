@@ -33,7 +33,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         for required in ("kernel", "args"):
             if required not in names:
                 yield Finding(rule=NAME, span=head,
-                              message=f"`offload!` needs a `{required}` field: "
+                              message=f"`offload!` needs {'an' if required[0] in 'aeiou' else 'a'} `{required}` field: "
                                       f"`offload! {{ kernel = k, args = (..), .. }}` (rustc: missing `{required}`)")
         seen: set[str] = set()
         for name, span in launch.fields:
