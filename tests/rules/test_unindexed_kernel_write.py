@@ -76,6 +76,61 @@ CASES = [
         id="index-read-from-a-shared-reference-parameter",
     ),
     pytest.param(
+        f"""
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(x: &[f32; 4], y: &mut [f32; 4], out: &mut f32) {{
+            {TID}
+            if i < 1 {{ y[0] = x[0]; }}
+            if 0 >= i {{ y[1] = x[1]; }}
+            if !(i >= 1) {{ y[2] = x[2]; }}
+            if i > 0 {{ return; }}
+            *out = x[3];
+        }}
+        """,
+        [],
+        id="inequalities-that-admit-thread-zero-only",
+    ),
+    pytest.param(
+        """
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(x: &[f32; 1024], y: &mut [f32; 4], done: &mut u32) {
+            let t = unsafe { _thread_idx_x() } as usize;
+            let i = unsafe { _block_idx_x() * _block_dim_x() } as usize + t;
+            let s = x[i % 1024];
+            if t == 0 { y[0] += s; }
+            if t == 0 { y[1] = s; }
+            if t == 0 { *done = 1; }
+        }
+        """,
+        [(6, 17, 6, 21, "one thread of every block writes `y[0]`: the condition picks a thread by its index "
+                        "within the block, and a launch of kernel `k` has many blocks, so they all store to the "
+                        "same element of `y` (a data race: the read-modify-write of one block overwrites the "
+                        "others', so updates are lost); accumulate with an atomic, or write one element per "
+                        "block (indexed by the block index) and combine them afterwards"),
+         (7, 17, 7, 21, "one thread of every block writes `y[1]`: the condition picks a thread by its index "
+                        "within the block, and a launch of kernel `k` has many blocks, so they all store to the "
+                        "same element of `y` (a data race: which block's value remains is unspecified); write "
+                        "one element per block (indexed by the block index), or let one thread of one block "
+                        "write")],
+        id="thread-zero-of-every-block",
+    ),
+    pytest.param(
+        """
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(x: &[f32; 256], y: &mut [f32; 4]) {
+            let t = unsafe { _thread_idx_x() } as usize;
+            if t == 0 { y[0] += x[t]; }
+        }
+        fn main() {
+            let x = [0.0f32; 256];
+            let mut y = [0.0f32; 4];
+            core::intrinsics::offload(k, [1, 1, 1], [256, 1, 1], (&x, &mut y));
+        }
+        """,
+        [],
+        id="thread-zero-of-the-one-block-of-every-launch",
+    ),
+    pytest.param(
         """
         #[rustc_offload_kernel]
         extern "gpu-kernel" fn k(out: *mut [f32; 4]) {

@@ -575,6 +575,12 @@ class ThreadFlow:
         return any(node.start_byte <= s and e <= node.end_byte and not _source_in_load(node, s, self.parent)
                    for s, e in sources)
 
+    def uses_block_index(self) -> bool:
+        """Does the function read an index that differs between blocks anywhere (a block
+        index, a position in the whole launch)? A kernel that does is written for a launch
+        of many blocks."""
+        return bool(self._sources_by_kind["global"] or self._params_by_kind["global"])
+
     def assignments(self, name: str) -> list[Node]:
         """Right-hand sides of the assignments (``=``, ``+=``, ..) to the plain variable
         ``name`` in this function, in document order."""

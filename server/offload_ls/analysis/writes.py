@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
+from offload_ls.analysis.consts import int_literal
 from offload_ls.analysis.ecosystems import profiles
 from offload_ls.analysis.indexing import MAX_DEPTH, ThreadFlow, named, strip
 from offload_ls.analysis.model import Param
@@ -116,41 +117,120 @@ def _pointer_offset(node: Node) -> tuple[Node, Node] | None:
     return value, arg_list[0]
 
 
+#: who reaches a write (:func:`reach`): every thread of the launch, one (or a few) threads
+#: of each block, or only some threads.
+ALL, PER_BLOCK, SOME = "all", "per_block", "some"
+
+
 def every_thread_reaches(write: Node, body: Node, flow: ThreadFlow) -> bool:
-    """False if something between the kernel body and ``write`` may let only one or a few
-    threads reach it: a closure, or a condition (of an enclosing ``if`` / ``while`` /
-    ``match`` / ``&&``, or of an earlier exit) that is neither provably thread-independent
-    nor an inequality (``i < n`` lets many threads through; ``i == 0`` lets one)."""
+    """Does every thread of the launch reach ``write``? (:func:`reach` is ``ALL``.)"""
+    return reach(write, body, flow) == ALL
+
+
+def reach(write: Node, body: Node, flow: ThreadFlow) -> str:
+    """Which threads reach ``write`` from the kernel body ``body``.
+
+    ``ALL`` when nothing on the way singles out threads: conditions (of an enclosing
+    ``if`` / ``while`` / ``match`` / ``&&`` / ``||``, or of an earlier exit) that are
+    provably thread-independent or inequalities that let many threads through
+    (``i < n``). ``PER_BLOCK`` when the only conditions that single out threads compare the
+    index within the block alone (``if t == 0`` with ``t = _thread_idx_x()``, also
+    ``t < 1``, or an earlier ``if t > 0 { return; }``): one thread of every block goes
+    on. ``SOME`` otherwise (a closure, a condition on the position in the whole launch,
+    a ``match`` on a thread-dependent value)."""
+    result = ALL
     child, node = write, write.parent
     while node is not None and child != body:
         t = node.type
         if t == "closure_expression":
-            return False
+            return SOME
         if t in ("if_expression", "while_expression"):
             cond = node.child_by_field_name("condition")
-            if cond is not None and child != cond and not _many_threads(cond, flow):
-                return False
+            if cond is not None and child != cond:
+                holds = t == "while_expression" or child == node.child_by_field_name("consequence")
+                result = _narrow(result, _gate(cond, holds, flow))
         elif t == "match_expression":
             value = node.child_by_field_name("value")
             if value is not None and child != value:
                 if not flow.uniform(value) or _has_arm_guard(node):
-                    return False
+                    return SOME
         elif t == "binary_expression":
             op = node.child_by_field_name("operator")
             right = node.child_by_field_name("right")
             if op is not None and op.type in ("&&", "||") and child == right:
                 left = node.child_by_field_name("left")
-                if left is not None and not _many_threads(left, flow):
-                    return False
+                if left is not None:
+                    result = _narrow(result, _gate(left, op.type == "&&", flow))
+        if result == SOME:
+            return SOME
         child, node = node, node.parent
-    return not any(_earlier_exit_gates(e, write, flow) for e in flow.exits if e.end_byte <= write.start_byte)
+    for e in flow.exits:
+        if e.end_byte <= write.start_byte:
+            result = _narrow(result, _earlier_exit_gate(e, write, flow))
+            if result == SOME:
+                return SOME
+    return result
 
 
-def _many_threads(cond: Node, flow: ThreadFlow) -> bool:
-    """A condition that does not single out particular threads: provably the same for all
-    threads, built only from ``<``, ``<=``, ``>``, ``>=`` (with ``&&``, ``||``, ``!``), or an
-    ``if let Some(o) = out.get_mut(i)`` bounds check."""
-    return flow.uniform(cond) or _inequality(cond) or _bounds_check(cond)
+def _narrow(a: str, b: str) -> str:
+    """Threads that pass two gates: the fewer of the two kinds."""
+    order = (ALL, PER_BLOCK, SOME)
+    return max(a, b, key=order.index)
+
+
+def _gate(cond: Node, holds: bool, flow: ThreadFlow) -> str:
+    """Which threads get past ``cond`` being ``holds``: ``ALL`` (a thread-independent
+    condition, a bounds check, or an inequality that admits many values), ``PER_BLOCK`` (a
+    condition on the index within the block alone that admits one value or a few:
+    ``t == 0``, ``t < 1``; with ``holds`` False, ``t > 0``), else ``SOME``."""
+    if flow.uniform(cond) or _bounds_check(cond):
+        return ALL
+    if _inequality(cond) and not _pins(cond, holds, flow):
+        return ALL
+    if flow.depends(cond) and not flow.depends(cond, True):
+        return PER_BLOCK  # depends on the thread's index within its block only
+    return SOME
+
+
+def _pins(cond: Node, holds: bool, flow: ThreadFlow, depth: int = 0) -> bool:
+    """Does ``cond`` being ``holds`` admit a single value of a thread index (which is
+    never negative)? ``i < 1``, ``i <= 0``, ``1 > i``, ``0 >= i`` when true; ``i > 0``,
+    ``i >= 1`` when false (``if i > 0 { return; }``); through ``!``, ``&&`` and ``||``."""
+    if depth > MAX_DEPTH:
+        return False
+    c = strip(cond) if cond.type == "parenthesized_expression" else cond
+    if c.type == "unary_expression":
+        op, inner = c.child(0), named(c)
+        return op is not None and op.type == "!" and bool(inner) and _pins(inner[0], not holds, flow, depth + 1)
+    if c.type != "binary_expression":
+        return False
+    op_node = c.child_by_field_name("operator")
+    left, right = c.child_by_field_name("left"), c.child_by_field_name("right")
+    if op_node is None or left is None or right is None:
+        return False
+    op = op_node.type
+    if op in ("&&", "||"):
+        both = (op == "&&") == holds  # a && b true: both true; a || b false: both false
+        parts = (_pins(left, holds, flow, depth + 1), _pins(right, holds, flow, depth + 1))
+        return any(parts) if both else all(parts)
+    flip = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+    if op not in flip:
+        return False
+    var, bound = left, right
+    if _literal(left) is not None:
+        var, bound, op = right, left, flip[op]
+    c_val = _literal(bound)
+    if c_val is None or flow.uniform(var) or not flow.depends(var):
+        return False
+    if not holds:
+        op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<"}[op]
+    return (op == "<" and c_val <= 1) or (op == "<=" and c_val <= 0)
+
+
+def _literal(node: Node) -> int | None:
+    """Value of an integer literal node (parentheses and casts around it allowed)."""
+    node = strip(node)
+    return int_literal(node_text(node)) if node.type == "integer_literal" else None
 
 
 def _bounds_check(cond: Node) -> bool:
@@ -184,39 +264,42 @@ def _inequality(cond: Node, depth: int = 0) -> bool:
     return op.type in ("&&", "||") and _inequality(left, depth + 1) and _inequality(right, depth + 1)
 
 
-def _earlier_exit_gates(exit_node: Node, write: Node, flow: ThreadFlow) -> bool:
-    """Is ``exit_node`` (a ``return`` / ``break`` / ``continue`` / ``?`` before ``write``)
-    in an earlier statement of a block enclosing ``write``, under conditions that may let
-    only some threads go on? An unconditional exit and ``?`` count as gating; an exit under
-    inequalities only (``if i >= n { return; }``) lets many threads through; a ``break`` /
-    ``continue`` of a loop inside that statement, or an exit of a closure, does not leave
-    the code around ``write``."""
+def _earlier_exit_gate(exit_node: Node, write: Node, flow: ThreadFlow) -> str:
+    """Which threads go on past ``exit_node`` (a ``return`` / ``break`` / ``continue`` /
+    ``?`` before ``write``) to ``write``: ``ALL`` when it is not in an earlier statement of
+    a block enclosing ``write`` (another branch, a loop's own ``break``, a closure's
+    ``return``) or is taken under inequalities that let many threads on
+    (``if i >= n { return; }``); ``PER_BLOCK`` when the threads that go on are those of
+    one index within the block (``if t != 0 { return; }``); ``SOME`` for an
+    unconditional exit, ``?``, or an exit in a ``match``."""
     path: list[tuple[Node, Node]] = []  # (ancestor, its child on the way up)
     child, node = exit_node, exit_node.parent
     while node is not None and not (node.start_byte <= write.start_byte and write.end_byte <= node.end_byte):
         path.append((node, child))
         child, node = node, node.parent
     if node is None or node.type != "block":
-        return False  # in another branch of an `if` / `match` that contains the write
+        return ALL  # in another branch of an `if` / `match` that contains the write
     loop_exit = exit_node.type in ("break_expression", "continue_expression")
     for anc, _ in path:
         if anc.type == "closure_expression":
-            return False
+            return ALL
         if loop_exit and anc.type in ("for_expression", "while_expression", "loop_expression"):
-            return False
+            return ALL
     if exit_node.type == "try_expression":
-        return True
+        return SOME
     conditional = False
+    result = ALL
     for anc, sub in path:
         if anc.type in ("if_expression", "while_expression"):
             cond = anc.child_by_field_name("condition")
             if cond is not None and sub != cond:
-                if not _many_threads(cond, flow):
-                    return True
+                # the exit is taken where the condition is `taken`; the others go on
+                taken = anc.type == "while_expression" or sub == anc.child_by_field_name("consequence")
+                result = _narrow(result, _gate(cond, not taken, flow))
                 conditional = True
         elif anc.type == "match_expression":
-            return True
-    return not conditional
+            return SOME
+    return result if conditional else SOME
 
 
 def _has_arm_guard(match: Node) -> bool:

@@ -131,3 +131,27 @@ pub unsafe fn bucket_histogram(keys: &[u32], bins: &[Cell<u32>]) { //~ WARN inte
         bin.set(bin.get() + 1);
     }
 }
+
+//@ case: hazard unindexed_kernel_write
+// The block reduction of `sum_f32`, but thread 0 of each block adds the block's sum with a plain `+=`: the blocks race on `*total` and lose sums (it needs the atomic).
+#[kernel]
+pub unsafe fn sum_blocks_racy(input: &[f32], total: *mut f32) {
+    #[address_space(shared)]
+    static mut SUMS: [f32; BLOCK] = [0.0; BLOCK];
+
+    let tid = thread::thread_idx_x() as usize;
+    let i = thread::index_1d() as usize;
+    SUMS[tid] = if i < input.len() { input[i] } else { 0.0 };
+    thread::sync_threads();
+    let mut s = BLOCK / 2;
+    while s > 0 {
+        if tid < s {
+            SUMS[tid] += SUMS[tid + s];
+        }
+        thread::sync_threads();
+        s /= 2;
+    }
+    if tid == 0 {
+        *total += SUMS[0]; //~ WARN unindexed_kernel_write
+    }
+}

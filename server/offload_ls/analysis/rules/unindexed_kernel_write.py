@@ -11,7 +11,9 @@ an inequality, are skipped — ``if i == 0 { y[0] = s; }`` is the intended patte
 ``if i < n { *total += x[i]; }`` still lets many threads race. A kernel whose every launch in
 the file has literal dimensions of exactly one thread in total is skipped, and so are
 parameters that give each thread its own element (krnl ``#[item] y: &mut f32``, the
-ecosystem profile's ``per_thread_param_attrs``).
+ecosystem profile's ``per_thread_param_attrs``). A write that one thread of every block
+makes (``if t == 0 { *out += s; }`` with ``t`` the index within the block) is reported when
+the kernel is written for many blocks (analysis/writes.py ``reach``, :func:`_blocks_race`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.indexing import MAX_DEPTH, ThreadFlow, named, strip
 from offload_ls.analysis.model import Finding, Kernel, Level, Param, Span
 from offload_ls.analysis.rules import Rule
-from offload_ls.analysis.writes import every_thread_reaches, write_target, writable_params
+from offload_ls.analysis.writes import ALL, PER_BLOCK, reach, write_target, writable_params
 from offload_ls.syntax.parse import node_text
 
 NAME = "unindexed_kernel_write"
@@ -49,11 +51,14 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             place, param, indices = found
             if not all(flow.uniform(i) for i in indices):
                 continue
-            if not every_thread_reaches(write, body, flow):
-                continue
-            yield Finding(rule=NAME, span=Span(place.start_byte, place.end_byte),
-                          message=message(node_text(place), _indexed(place, indices),
-                                          write.type == "compound_assignment_expr", kernel, param))
+            compound = write.type == "compound_assignment_expr"
+            who = reach(write, body, flow)
+            if who == ALL:
+                yield Finding(rule=NAME, span=Span(place.start_byte, place.end_byte),
+                              message=message(node_text(place), _indexed(place, indices), compound, kernel, param))
+            elif who == PER_BLOCK and _blocks_race(ctx, kernel, flow, write, compound):
+                yield Finding(rule=NAME, span=Span(place.start_byte, place.end_byte),
+                              message=per_block_message(node_text(place), compound, kernel, param))
 
 
 def message(place: str, indexed: str | None, compound: bool, kernel: Kernel, param: Param) -> str:
@@ -74,6 +79,41 @@ def message(place: str, indexed: str | None, compound: bool, kernel: Kernel, par
         f"threads of a launch of kernel `{kernel.name}` store to the same element of `{param.name}` "
         f"(a data race: {race}); {fix}"
     )
+
+
+def per_block_message(place: str, compound: bool, kernel: Kernel, param: Param) -> str:
+    """The finding's text for a write to ``place`` that one thread of every block makes."""
+    if compound:
+        race = "the read-modify-write of one block overwrites the others', so updates are lost"
+        fix = "accumulate with an atomic, or write one element per block (indexed by the block index) and combine them afterwards"
+    else:
+        race = "which block's value remains is unspecified"
+        fix = "write one element per block (indexed by the block index), or let one thread of one block write"
+    return (f"one thread of every block writes `{place}`: the condition picks a thread by its index within "
+            f"the block, and a launch of kernel `{kernel.name}` has many blocks, so they all store to the same "
+            f"element of `{param.name}` (a data race: {race}); {fix}")
+
+
+def _blocks_race(ctx: FileContext, kernel: Kernel, flow: ThreadFlow, write: Node, compound: bool) -> bool:
+    """Do the blocks of a launch race on a write one thread per block makes? When the
+    kernel is written for many blocks (it reads a block index) or a launch in the crate
+    has more than one block, and no launch is known to have one block only; a plain write
+    of a value the same for every thread (``*done = 1``) stores the same value from every
+    block and is not reported."""
+    if not compound:
+        value = write.child_by_field_name("right")
+        if value is None or flow.uniform(value):
+            return False
+    blocks = []
+    for la in ctx.facts.all_launches_of(kernel.name):
+        wg, _ = ctx.facts.full_dims(la)
+        n = 1
+        for d in wg or (None,):
+            n = None if d is None or n is None else n * d
+        blocks.append(n)
+    if blocks and all(b == 1 for b in blocks):
+        return False
+    return flow.uses_block_index() or any(b is not None and b > 1 for b in blocks)
 
 
 def _indexed(place: Node, indices: list[Node]) -> str | None:
