@@ -326,19 +326,18 @@ def guards_at(use: Node, body: Node, fold, exits: frozenset[str] = frozenset(),
     up = parent if parent is not None else (lambda n: n.parent)
     path = []
     node = use
-    above: tuple = ()
+    above = None  # a linked list of (guards added at one level, the rest) cells
     while node is not None:
         k = (node.start_byte, node.end_byte, node.type)
-        found = memo.get(k)
-        if found is not None:
-            above = found
+        if k in memo:
+            above = memo[k]
             break
         path.append(node)
         if node == body:
             break
         node = up(node)
     if path and path[-1] == body:  # nothing above the body counts
-        memo[(body.start_byte, body.end_byte, body.type)] = above = ()
+        memo[(body.start_byte, body.end_byte, body.type)] = above = None
         parent = body
         path.pop()
     else:
@@ -348,10 +347,14 @@ def guards_at(use: Node, body: Node, fold, exits: frozenset[str] = frozenset(),
             extra: list[Guard] = []
             _contribution(parent, n, fold, exits, source, extra, memo, resolve, up)
             if extra:
-                above = (*extra, *above)
+                above = (extra, above)  # shared by every node below: memory linear in depth
         memo[(n.start_byte, n.end_byte, n.type)] = above
         parent = n
-    return list(above)
+    out: list[Guard] = []
+    while above is not None:
+        level, above = above
+        out.extend(level)
+    return out
 
 
 def _contribution(node: Node, child: Node, fold, exits: frozenset[str], source: bytes | None,

@@ -141,6 +141,8 @@ class LetIndex:
 
     def __init__(self, lets: list[Node], parent: ParentMap | None = None) -> None:
         self._binders: dict = {}
+        #: (binder's child key, name) -> the binding found from there outwards (find_binding)
+        self.found: dict = {}
         self.parent = parent
         self._by_name: dict[str, list[tuple[Node, Node]]] = {}
         for n in lets:
@@ -185,52 +187,78 @@ def find_binding(name: str, at: Node, lets: LetIndex | None = None) -> Binding |
     Args:
         name: an identifier. at: any node of the tree (the use, or a launch site).
         lets: the :class:`LetIndex` of the enclosing function, to avoid scanning the
-            statements before ``at`` in every enclosing block (same result, faster).
+            statements before ``at`` in every enclosing block (same result, faster), and
+            to remember, per (binder's child on the way, name), what was found above it:
+            the lookups of one function then walk each binder once per name, however
+            deeply the code nests.
 
     Returns ``None`` when the name is not bound inside the function (a constant, a static,
     an item, or a name the macro-free lexical search cannot see)."""
     nearest_let = lets.nearest(name, at) if lets is not None else None
     pairs = lets.binders_above(at) if lets is not None else _walk_up(at)
+    memo = lets.found if lets is not None else None
+    visited = []
+    result = None
     for node, child in pairs:
-        t = node.type
-        if t == "block":
-            if lets is None:
-                for stmt in reversed(_preceding(node, child)):
-                    if stmt.type == "let_declaration":
-                        b = _let_binding(stmt, name)
-                        if b is not None:
-                            return b
-            elif nearest_let is not None and nearest_let[1] == node:
-                return _let_binding(nearest_let[0], name)
-        elif t == "closure_expression" and child == node.child_by_field_name("body"):
-            params = node.child_by_field_name("parameters")
-            if params is not None and pattern_binds(params, name):
-                return Binding(name, "closure_param", node)
-        elif t == "for_expression" and child == node.child_by_field_name("body"):
-            pattern = node.child_by_field_name("pattern")
-            if pattern is not None and pattern_binds(pattern, name):
-                return Binding(name, "loop", node)
-        elif t == "match_arm":
-            pattern = node.child_by_field_name("pattern")
-            if pattern is not None and child != pattern and _match_pattern_binds(pattern, name):
-                return Binding(name, "pattern", node)
-        elif t in ("if_expression", "while_expression") and child != node.child_by_field_name("condition"):
-            cond = node.child_by_field_name("condition")
-            if cond is not None and _let_condition_binds(cond, name):
-                return Binding(name, "pattern", cond)
-        elif t == "function_item":
-            params = node.child_by_field_name("parameters")
-            if params is not None:
-                for p in params.named_children:
-                    if p.type != "parameter":
-                        continue
-                    pattern = p.child_by_field_name("pattern")
-                    if pattern is not None and pattern_binds(pattern, name):
-                        mutable = pattern.type == "mut_pattern" or any(
-                            c.type == "mutable_specifier" for c in p.children)
-                        return Binding(name, "param", p, None, p.child_by_field_name("type"), mutable)
-            return None
-    return None
+        if memo is not None:
+            key = (child.start_byte, child.end_byte, child.type, name)
+            if key in memo:
+                result = memo[key]
+                break
+            visited.append(key)
+        done, b = _binds_here(node, child, name, nearest_let, lets)
+        if done:
+            result = b
+            break
+    if memo is not None:
+        for key in visited:
+            memo[key] = result
+    return result
+
+
+def _binds_here(node: Node, child: Node, name: str, nearest_let, lets) -> tuple[bool, Binding | None]:
+    """Does binder ``node`` bind ``name`` for what lies below it through ``child``:
+    (True, the binding), (True, None) at the function's boundary without a binding, or
+    (False, None) to keep looking outwards."""
+    t = node.type
+    if t == "block":
+        if lets is None:
+            for stmt in reversed(_preceding(node, child)):
+                if stmt.type == "let_declaration":
+                    b = _let_binding(stmt, name)
+                    if b is not None:
+                        return True, b
+        elif nearest_let is not None and nearest_let[1] == node:
+            return True, _let_binding(nearest_let[0], name)
+    elif t == "closure_expression" and child == node.child_by_field_name("body"):
+        params = node.child_by_field_name("parameters")
+        if params is not None and pattern_binds(params, name):
+            return True, Binding(name, "closure_param", node)
+    elif t == "for_expression" and child == node.child_by_field_name("body"):
+        pattern = node.child_by_field_name("pattern")
+        if pattern is not None and pattern_binds(pattern, name):
+            return True, Binding(name, "loop", node)
+    elif t == "match_arm":
+        pattern = node.child_by_field_name("pattern")
+        if pattern is not None and child != pattern and _match_pattern_binds(pattern, name):
+            return True, Binding(name, "pattern", node)
+    elif t in ("if_expression", "while_expression") and child != node.child_by_field_name("condition"):
+        cond = node.child_by_field_name("condition")
+        if cond is not None and _let_condition_binds(cond, name):
+            return True, Binding(name, "pattern", cond)
+    elif t == "function_item":
+        params = node.child_by_field_name("parameters")
+        if params is not None:
+            for p in params.named_children:
+                if p.type != "parameter":
+                    continue
+                pattern = p.child_by_field_name("pattern")
+                if pattern is not None and pattern_binds(pattern, name):
+                    mutable = pattern.type == "mut_pattern" or any(
+                        c.type == "mutable_specifier" for c in p.children)
+                    return True, Binding(name, "param", p, None, p.child_by_field_name("type"), mutable)
+        return True, None
+    return False, None
 
 
 class ParentMap:
@@ -275,39 +303,48 @@ def _key(node: Node) -> tuple[int, int, str]:
     return node.start_byte, node.end_byte, node.type
 
 
-def binders_above(at: Node, memo: dict, parent=None) -> tuple:
+def binders_above(at: Node, memo: dict, parent=None):
     """The (binder, its child on the way) pairs from ``at``'s parent up to the enclosing
-    ``function_item`` (inclusive), binders only (:data:`_BINDERS`), innermost first.
+    ``function_item`` (inclusive), binders only (:data:`_BINDERS`), innermost first, as an
+    iterable.
 
     ``memo`` (node key -> its pairs) is shared by the lookups of one function: a node's
     pairs are its parent's contribution plus its parent's pairs, so each node of the
     function is walked once however deep an expression nests (``a + b + .. + z`` is a
-    chain as deep as it is long). ``parent``: how to go up (a :class:`ParentMap`)."""
+    chain as deep as it is long). The pairs are kept as a linked list (``(pair, rest)``
+    cells, ``None`` at the end) that nodes share: memory stays linear in the nesting depth.
+    ``parent``: how to go up (a :class:`ParentMap`)."""
     up = parent if parent is not None else (lambda n: n.parent)
     path = []
     node = at
-    above: tuple = ()
+    above = None
     while node is not None:
         k = _key(node)
-        found = memo.get(k)
-        if found is not None:
-            above = found
+        if k in memo:
+            above = memo[k]
             break
         path.append(node)
         if node.type == "function_item":
-            above = ()
+            above = None
             memo[k] = above
             path.pop()
             break
         node = up(node)
     # path[-1]'s parent is `node` (memoized, a function item, or None)
-    parent = node
+    parent_node = node
     for n in reversed(path):
-        if parent is not None and parent.type in _BINDERS:
-            above = ((parent, n), *above)
+        if parent_node is not None and parent_node.type in _BINDERS:
+            above = ((parent_node, n), above)
         memo[_key(n)] = above
-        parent = n
-    return memo.get(_key(at), above)
+        parent_node = n
+    return _cells(memo.get(_key(at), above))
+
+
+def _cells(cell):
+    """The items of a linked list of ``(item, rest)`` cells."""
+    while cell is not None:
+        item, cell = cell
+        yield item
 
 
 def _preceding(block: Node, child: Node) -> list[Node]:
@@ -343,10 +380,10 @@ def _let_condition_binds(cond: Node, name: str) -> bool:
     return False
 
 
-def _names_a_value(n: Node) -> bool:
-    """Is identifier node ``n`` a use of a value: not a path segment after ``::``, not a
-    macro name, not a closure parameter, not inside generic arguments?"""
-    parent = n.parent
+def _names_a_value(n: Node, parent: Node | None) -> bool:
+    """Is identifier node ``n`` (whose parent is ``parent``) a use of a value: not a path
+    segment after ``::``, not a macro name, not a closure parameter, not inside generic
+    arguments?"""
     if parent is None:
         return True
     if parent.type in ("scoped_identifier", "macro_invocation", "closure_parameters", "type_arguments"):
@@ -360,16 +397,16 @@ def identifiers(expr: Node) -> list[Node]:
     """Identifier nodes in ``expr`` that name a value (see :func:`_names_a_value`), in
     document order."""
     out = []
-    stack = [expr]
+    stack: list[tuple[Node, Node | None]] = [(expr, None)]
     while stack:
-        n = stack.pop()
+        n, parent = stack.pop()
         if n.type == "identifier":
-            if _names_a_value(n):
+            if _names_a_value(n, parent if parent is not None else n.parent):
                 out.append(n)
             continue
         if n.type in ("closure_parameters", "function_item", "type_arguments"):
             continue
-        stack.extend(n.named_children)
+        stack.extend((c, n) for c in n.named_children)
     out.sort(key=lambda n: n.start_byte)
     return out
 
@@ -484,7 +521,8 @@ class FlowIndex:
         #: index expressions and ``p.add(i)``-style calls of this function, in document order.
         self.lets, self.writes, self.exits = own("let"), own("write"), own("exit")
         self.indexes, self.offset_calls = own("index"), own("offset_call")
-        self.idents = [n for n in own("ident") if _names_a_value(n)]
+        not_value = {n.id for n in flow.get("not_value", [])}
+        self.idents = [n for n in own("ident") if n.id not in not_value]
         self.ident_starts = [n.start_byte for n in self.idents]
         kinds = _name_kinds()
         #: dependence kind -> (start, end) of the thread-index sources of that kind

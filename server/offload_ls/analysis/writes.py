@@ -139,7 +139,8 @@ def reach(write: Node, body: Node, flow: ThreadFlow) -> str:
     on. ``SOME`` otherwise (a closure, a condition on the position in the whole launch,
     a ``match`` on a thread-dependent value)."""
     result = ALL
-    child, node = write, write.parent
+    up = flow.parent
+    child, node = write, up(write)
     while node is not None and child != body:
         t = node.type
         if t == "closure_expression":
@@ -163,7 +164,7 @@ def reach(write: Node, body: Node, flow: ThreadFlow) -> str:
                     result = _narrow(result, _gate(left, op.type == "&&", flow))
         if result == SOME:
             return SOME
-        child, node = node, node.parent
+        child, node = node, up(node)
     for e in flow.exits:
         if e.end_byte <= write.start_byte:
             result = _narrow(result, _earlier_exit_gate(e, write, flow))
@@ -273,10 +274,11 @@ def _earlier_exit_gate(exit_node: Node, write: Node, flow: ThreadFlow) -> str:
     one index within the block (``if t != 0 { return; }``); ``SOME`` for an
     unconditional exit, ``?``, or an exit in a ``match``."""
     path: list[tuple[Node, Node]] = []  # (ancestor, its child on the way up)
-    child, node = exit_node, exit_node.parent
+    up = flow.parent
+    child, node = exit_node, up(exit_node)
     while node is not None and not (node.start_byte <= write.start_byte and write.end_byte <= node.end_byte):
         path.append((node, child))
-        child, node = node, node.parent
+        child, node = node, up(node)
     if node is None or node.type != "block":
         return ALL  # in another branch of an `if` / `match` that contains the write
     loop_exit = exit_node.type in ("break_expression", "continue_expression")
