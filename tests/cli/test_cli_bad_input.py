@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import json
 
 from cli_helpers import FILL_MSG, only
 
@@ -178,3 +179,22 @@ def test_a_failing_rule_is_reported_with_its_file_and_exit_2(cli, tmp_path, monk
     assert rc == 2
     assert "Traceback (most recent call last):" in err
     assert err.rstrip().endswith("RuntimeError: rule bug")
+
+
+def test_file_names_cannot_break_lines_or_drive_the_terminal(cli, tmp_path, monkeypatch):
+    # a name with ESC and a newline would split a `file:line:col` line and send escape
+    # sequences; a byte that is not UTF-8 would be lost: all are shown as escapes
+    for name in (b"esc\x1b[31mred.rs", b"new\nline.rs", b"bad\xffname.rs"):
+        with open(os.fsencode(tmp_path) + b"/" + name, "wb") as fh:
+            fh.write(KERNEL)
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = cli("check", ".", *only())
+    assert (rc, err) == (0, "")
+    assert out.splitlines() == [
+        f"bad\\xffname.rs:2:25: {FILL_LINE}",
+        f"esc\\x1b[31mred.rs:2:25: {FILL_LINE}",
+        f"new\\nline.rs:2:25: {FILL_LINE}",
+        "0 errors, 3 warnings in 3 files",
+    ]
+    rc, out, _ = cli("check", "--format", "json", ".", *only())
+    assert [f["file"] for f in json.loads(out)] == ["bad\\xffname.rs", "esc\\x1b[31mred.rs", "new\\nline.rs"]

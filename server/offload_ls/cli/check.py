@@ -102,14 +102,34 @@ class SourcePath:
     @property
     def display(self) -> str:
         """Relative path when below the current directory, else the absolute path; bytes
-        that are not valid UTF-8 in a file name are shown as U+FFFD."""
+        that are not valid UTF-8 and control characters in a file name are shown as
+        ``\\xNN`` escapes (:func:`_printable`)."""
         text = self.relative if self.relative is not None else self.absolute.as_posix()
         return _printable(text)
 
 
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
 def _printable(text: str) -> str:
-    """``text`` with lone surrogates (undecodable file-name bytes) replaced by U+FFFD."""
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    """``text`` (a file name) safe to print on one line of a terminal: bytes that are not
+    UTF-8 (lone surrogates from ``surrogateescape``) and control characters (a newline,
+    ESC, C1 controls) as ``\\xNN`` / ``\\n`` escapes, so a name can neither break the
+    ``file:line:col`` format nor send escape sequences to the terminal."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF:
+            out.append(f"\\x{o - 0xDC00:02x}")
+        elif ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif o < 0x20 or 0x7F <= o < 0xA0:
+            out.append(f"\\x{o:02x}")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 @dataclass

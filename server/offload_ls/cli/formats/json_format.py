@@ -9,7 +9,9 @@ Each object::
      "fixes": [{"title": "...", "edits": [{"line", "column", "end_line", "end_column",
                                              "new_text"}]}]}
 
-``file`` is relative to the current directory when the file lies below it, else absolute.
+``file`` is relative to the current directory when the file lies below it, else absolute;
+bytes of the name that are not UTF-8, and control characters, are written as ``\\xNN`` /
+``\\n`` escapes (as in the text output).
 Lines and columns are 1-based, columns in Unicode code points; ``end_column`` is the column
 just after the range (as SARIF's ``endColumn``). Related locations and edits are in the
 same file as the finding.
