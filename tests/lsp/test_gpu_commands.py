@@ -41,6 +41,24 @@ async def test_build_is_refused_in_an_untrusted_workspace(client, tmp_path):
     assert run["ok"] is False and "is not a trusted workspace" in run["error"]
 
 
+async def test_command_arguments_a_bare_uri_and_errors_that_say_what_is_expected(client, tmp_path):
+    crate = tmp_path / "offload-kernels"
+    shutil.copytree(EXAMPLE, crate, ignore=shutil.ignore_patterns("target"))
+    await _init(client, crate, trusted=False)
+    uri = (crate / "src" / "main.rs").as_uri()
+    # a bare string is the URI
+    result = await _command(client, "offload-ls.build", [uri])
+    assert result["ok"] is False and "is not a trusted workspace" in result["error"]
+    with pytest.raises(Exception) as bad:
+        await _command(client, "offload-ls.build", [42])
+    assert 'expected one argument, an object {"uri", "deviceImage", "bundle"} with "uri" a file or crate URI' \
+        in str(bad.value)
+    with pytest.raises(Exception) as typo:
+        await _command(client, "offload-ls.run", [{"uri": uri, "device_image": "gpu"}])
+    assert 'unknown argument field(s) device_image; expected {"uri", "args", "device", "deviceImage"}' \
+        in str(typo.value)
+
+
 @pytest.mark.toolchain
 async def test_run_reports_launches_and_code_lenses_show_them(client, tmp_path):
     from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor

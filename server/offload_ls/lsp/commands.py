@@ -17,6 +17,7 @@ Nothing is built or run for an untrusted workspace (``trustedWorkspaces``).
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from dataclasses import asdict
 from pathlib import Path
@@ -63,6 +64,31 @@ class RunArgs:
 @attrs.define
 class UriArgs:
     uri: str
+
+
+def register_command_args(converter) -> None:
+    """Teach the server's cattrs ``converter`` to read the commands' arguments leniently
+    and to say what it expects: a bare URI string is ``{"uri": ..}``; anything else but an
+    object with a string ``uri`` raises ``TypeError`` naming the expected shape (pygls
+    returns it as the request's error)."""
+    for cls in (BuildArgs, RunArgs, UriArgs):
+        fields = ", ".join(f'"{a.name}"' for a in attrs.fields(cls))
+
+        def hook(value, _type, cls=cls, fields=fields):
+            if isinstance(value, str):
+                value = {"uri": value}
+            if not isinstance(value, dict) or not isinstance(value.get("uri"), str):
+                raise TypeError(f"expected one argument, an object {{{fields}}} with \"uri\" a file or "
+                                f"crate URI (file:///..), got {json.dumps(value)[:200]}")
+            unknown = sorted(set(value) - {a.name for a in attrs.fields(cls)})
+            if unknown:
+                raise TypeError(f"unknown argument field(s) {', '.join(unknown)}; expected {{{fields}}}")
+            try:
+                return cls(**value)
+            except TypeError as exc:
+                raise TypeError(f"bad arguments {json.dumps(value)[:200]}: {exc}; expected {{{fields}}}") from None
+
+        converter.register_structure_hook(cls, hook)
 
 
 class GpuCommands:

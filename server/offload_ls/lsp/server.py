@@ -37,7 +37,7 @@ from offload_ls.analysis.crate_index import file_items
 from offload_ls.analysis.engine import FileAnalysis, analyze_tree
 from offload_ls.lsp import wire
 from offload_ls.lsp.code_actions import code_actions
-from offload_ls.lsp.commands import GpuCommands
+from offload_ls.lsp.commands import GpuCommands, register_command_args
 from offload_ls.lsp.compile import CompileFeature
 from offload_ls.lsp.config import SECTION, CargoCache, merge_levels, parse_client_settings
 from offload_ls.lsp.diagnostics import publish_params, to_diagnostics
@@ -199,6 +199,7 @@ class OffloadLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__(NAME, __version__, protocol_cls=OffloadProtocol,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        register_command_args(self.protocol._converter)
         self.encoding: Encoding = "utf-16"
         self.documents = DocumentStore()
         self.init_settings = Settings()
