@@ -25,6 +25,13 @@ def raw(var, use, guard):
     return HEAD.format(var=var, use=use) + RAW + TAIL.format(guard=guard)
 
 
+def weak(var, use, check, below, guard):
+    """A finding under a check that does not bound the index enough."""
+    return (f"`{var}` comes from the thread index and is used in `{use}`, and the check `{check}` does not keep "
+            f"it below {below}: when the launch covers more threads than elements, the extra threads that pass "
+            f"the check " + SAFE + TAIL.format(guard=guard))
+
+
 TID = "let i = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;"
 TID_UNSAFE = "let i = unsafe { (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize };"
 
@@ -235,7 +242,8 @@ CASES = [
             if i < n - 1 {{ y[i + 1] = 3.0; }}
         }}
         """,
-        [(7, 7, 7, 12, safe("i", "y[i + 1]", "if (i + 1) < y.len() { .. }")),
+        [(7, 7, 7, 12, weak("i", "y[i + 1]", "i >= n", "the length of `y` (1024 elements)",
+                            "if (i + 1) < y.len() { .. }")),
          (8, 23, 8, 33, safe("i", "y[i + stride]", "if (i + stride) < y.len() { .. }"))],
         id="a-guard-bounds-the-index-expression-itself",
     ),
@@ -333,7 +341,8 @@ CASES = [
             y[i] = 3.0;
         }}
         """,
-        [(7, 20, 7, 21, safe("i", "y[i]", "if i < y.len() { .. }"))],
+        [(7, 20, 7, 21, weak("i", "y[i]", "i < 2048", "the length of `y` (1024 elements)",
+                             "if i < y.len() { .. }"))],
         id="condition-held-in-a-variable",
     ),
     pytest.param(
@@ -386,6 +395,17 @@ CASES = [
         [(4, 38, 4, 39, safe("i", "y[i]", "if i < y.len() { .. }")),
          (7, 31, 7, 32, safe("k", "y[k]", "if k < y.len() { .. }"))],
         id="guard-of-a-shadowed-or-reassigned-variable",
+    ),
+    pytest.param(
+        """
+        #[kernel]
+        pub fn fill(#[global] y: UnsafeSlice<f32>) {
+            let i = kernel.global_id() as usize;
+            unsafe { *y.unsafe_index_mut(i) = 1.0; }
+        }
+        """,
+        [(4, 34, 4, 35, raw("i", "y.unsafe_index_mut(i)", "if i < y.len() { .. }"))],
+        id="krnl-unsafe-slice-hint-names-its-length",
     ),
 ]
 

@@ -31,7 +31,7 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
-from offload_ls.analysis.bounds import bounded, guards_at
+from offload_ls.analysis.bounds import affine, bounded, guards_at
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.indexing import ThreadFlow, identifiers, named, strip
@@ -92,15 +92,19 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             if fn.has_error and _in_error(flow, use, body):
                 continue  # text that does not parse (an edit in progress): no reliable reading
             guards = guards_at(use, body, fold, profile.exits, ctx.source, guard_memo, flow.parent, resolve)
-            if bounded(index, guards, fold, resolve, _static_length(use, flow, fold), flow.depends,
+            length = _static_length(use, flow, fold)
+            if bounded(index, guards, fold, resolve, length, flow.depends,
                        lambda n, flow=flow: _block_only(flow, n), _base(use), holds):
                 continue
             seen.add(key)
             tvars = flow.thread_vars(index)
             var = node_text(tvars[0][0]) if tvars else node_text(index)
-            hint = _len_hint(use, index, raw)
+            hint = _len_hint(use, index, raw, flow)
+            weak = _weak_guard(index, guards, fold, holds, flow)
+            base = _base_ident(use)
             yield Finding(rule=NAME, span=Span(index.start_byte, index.end_byte),
-                          message=message(var, node_text(use), raw or profile.raw_indexing, hint))
+                          message=message(var, node_text(use), raw or profile.raw_indexing, hint, weak,
+                                          node_text(base) if base is not None else None, length))
 
 
 def _guard_holds_at(flow: ThreadFlow):
@@ -149,10 +153,36 @@ def _in_error(flow: ThreadFlow, node: Node, body: Node) -> bool:
     return False
 
 
-def message(var: str, use: str, raw: bool, guard: str) -> str:
-    """The finding's text: ``var`` (thread-derived variable) used in ``use`` (source text)."""
-    head = (f"`{var}` comes from the thread index and is used in `{use}` without a bounds check: when "
-            f"the launch covers more threads than elements (grid × block > len), the extra threads ")
+def _weak_guard(index: Node, guards, fold, holds, flow: ThreadFlow) -> str | None:
+    """The source text of a comparison that bounds ``index`` from above but not enough
+    (``i < N`` for a buffer of ``M < N`` elements, ``i <= n``), else ``None``."""
+    key = affine(index, fold).key
+    for g in guards:
+        if g.lower or not g.local or g.expr_node is None or g.expr.key != key or not holds(g, index):
+            continue
+        cond = flow.parent(g.expr_node)
+        if cond is not None and cond.type == "binary_expression":
+            op = cond.child_by_field_name("operator")
+            if op is not None and op.type in ("<", "<=", ">", ">=", "=="):
+                return " ".join(node_text(cond).split())
+    return None
+
+
+def message(var: str, use: str, raw: bool, guard: str, weak: str | None = None, buffer: str | None = None,
+            length: int | None = None) -> str:
+    """The finding's text: ``var`` (thread-derived variable) used in ``use`` (source text);
+    ``guard``: the suggested guard; ``weak``: the comparison that guards the index but
+    not enough (``i < 4096``), with the indexed ``buffer``'s name and static ``length``."""
+    if weak is not None:
+        below = f"the length of `{buffer}`" if buffer else "the buffer's length"
+        if length is not None:
+            below += f" ({length} elements)"
+        head = (f"`{var}` comes from the thread index and is used in `{use}`, and the check `{weak}` does not "
+                f"keep it below {below}: when the launch covers more threads than elements, the extra "
+                f"threads that pass the check ")
+    else:
+        head = (f"`{var}` comes from the thread index and is used in `{use}` without a bounds check: when "
+                f"the launch covers more threads than elements (grid × block > len), the extra threads ")
     if raw:
         what = "read or write out of bounds without any check (undefined behavior)"
     else:
@@ -160,15 +190,31 @@ def message(var: str, use: str, raw: bool, guard: str) -> str:
     return f"{head}{what}; guard it with `{guard}` or return early when it is out of range"
 
 
-def _len_hint(use: Node, index: Node, raw: bool) -> str:
-    """``if i < x.len() { .. }`` for a safe index into a named slice/array, else
-    ``if i < n { .. }``; a compound index is parenthesized (``(id.x as usize) < n``)."""
+def _len_hint(use: Node, index: Node, raw: bool, flow: ThreadFlow | None = None) -> str:
+    """``if i < x.len() { .. }`` for an index into a named slice/array or an unchecked
+    method on one (``x.get_unchecked(i)``), else ``if i < n { .. }`` (a raw pointer has no
+    length); a compound index is parenthesized (``(id.x as usize) < n``)."""
     var = node_text(index) if index.type == "identifier" else f"({node_text(index)})"
+    base = None
     if not raw and use.type == "index_expression":
         base = named(use)[0]
-        if base.type in ("identifier", "field_expression"):
-            return f"if {var} < {node_text(base)}.len() {{ .. }}"
+    elif use.type == "call_expression":
+        fn = use.child_by_field_name("function")
+        field = fn.child_by_field_name("field") if fn is not None and fn.type == "field_expression" else None
+        if field is not None and node_text(field) not in _POINTER_METHODS:
+            base = fn.child_by_field_name("value")  # `s.get_unchecked(i)`, krnl `y.unsafe_index_mut(i)`
+    if base is not None and base.type == "identifier" and flow is not None:
+        b = flow.binding(base)
+        if b is not None and b.type is not None and node_text(b.type).startswith("*"):
+            base = None  # a raw pointer: no `.len()`
+    if base is not None and base.type in ("identifier", "field_expression"):
+        return f"if {var} < {node_text(base)}.len() {{ .. }}"
     return f"if {var} < n {{ .. }}"
+
+
+#: raw-pointer methods: the pointer has no length to compare with
+_POINTER_METHODS = frozenset({"add", "offset", "sub", "wrapping_add", "wrapping_offset", "wrapping_sub",
+                              "byte_add", "byte_offset"})
 
 
 def _index_uses(flow: ThreadFlow) -> list[tuple[Node, Node, bool]]:
