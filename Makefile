@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 
 .PHONY: setup demo test bench toolchain doctor clean
 
-# Debian 12 packages of the offload toolchain (shared/offload-recipe/NOTES.md). Needs root.
+# Debian 12 packages of the offload toolchain (docs/offload-notes.md). Needs root.
 TOOLCHAIN_PACKAGES := rustc-web cargo-web rust-web-src clang-22 lld-22 llvm-22 llvm-22-tools \
                       llvm-22-dev libomp-22-dev liboffload-22 liboffload-22-dev
 

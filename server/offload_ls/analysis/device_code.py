@@ -3,7 +3,7 @@
 Device code is (1) each kernel's body, (2) any function of the same file that device code
 calls by name, transitively, and (3) functions inside items gated by a device-only cfg:
 ``offload_device`` (the cfg the offload build passes to the device pass only, see
-shared/offload-recipe/build-offload.sh), ``target_arch = "nvptx64"`` / ``"amdgpu"``,
+docs/offload-notes.md), ``target_arch = "nvptx64"`` / ``"amdgpu"``,
 ``target_os = "cuda"`` / ``"amdhsa"``, unless the predicate sits inside ``not(..)``.
 Host code that merely shares the file is not device code (DESIGN.md, "Known hard parts").
 """

@@ -28,7 +28,7 @@ GPU_TARGETS = {
 #: known broken; others are unknown and shown as such.
 SLICE_ARGS_BROKEN_RELEASES = ("1.96",)
 
-#: The cfg the device pass gets (shared/offload-recipe/build-offload.sh convention), so
+#: The cfg the device pass gets (the convention of docs/offload-notes.md), so
 #: single-source crates can ``#[cfg(offload_device)]`` their kernels.
 DEVICE_CFG = "offload_device"
 

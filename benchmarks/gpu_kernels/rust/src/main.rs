@@ -18,7 +18,7 @@
 //! the value (measured on the Virtual Host Device: a = 0.5 arrived as 0.49745, a different
 //! value each run). `&f64` is mapped "to" (8 bytes) and read once per thread on the device.
 //!
-//! The same file is compiled twice (see shared/offload-recipe/example-saxpy):
+//! The same file is compiled twice (`offload-ls build`; docs/offload-notes.md):
 //!   * device pass, `--cfg offload_device`: `no_std`, only the kernels; on nvptx64 each
 //!     thread handles one index, on x86_64 (libomptarget's Virtual Host Device, which calls a
 //!     kernel once) the kernel loops over all indices;

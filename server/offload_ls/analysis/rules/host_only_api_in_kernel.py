@@ -1,6 +1,6 @@
 """host_only_api_in_kernel: device code uses an API that only exists with ``std`` / ``alloc``.
 
-The device pass builds with ``core`` only (``-Zbuild-std=core``; shared/offload-recipe/
+The device pass builds with ``core`` only (``-Zbuild-std=core``;
 docs/offload-notes.md, "Pipeline without native support"): there is no allocator and no I/O on the GPU,
 so ``std::`` / ``alloc::`` paths, printing macros (``println!``, ``print!``, ``eprintln!``,
 ``eprint!``, ``dbg!``), allocating macros (``format!``, ``vec!``), heap-owning types
