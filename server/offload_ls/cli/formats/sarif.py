@@ -2,7 +2,7 @@
 Format, https://docs.oasis-open.org/sarif/sarif/v2.1.0/), as code-scanning services read it.
 
 One run: ``tool.driver`` lists every rule (``id``, ``shortDescription`` = the rule's
-summary, ``defaultConfiguration.level`` = its default level, ``helpUri`` = its doc page);
+summary, ``defaultConfiguration.level`` = its default level, ``help.markdown`` = its doc page);
 each finding is a result with ``ruleId``/``ruleIndex``, ``level`` (``warning`` or
 ``error``), the message, its location (the file's URI relative to ``%SRCROOT%``, the
 current directory, when the file lies below it; else an absolute ``file:`` URI), related
@@ -15,14 +15,13 @@ errors are ``invocations[0].toolExecutionNotifications``.
 from __future__ import annotations
 
 import urllib.parse
-from pathlib import Path
 from typing import Any
 
 from offload_ls import __version__
 from offload_ls.analysis.model import Level, Span
 from offload_ls.analysis.rules import all_rules
 from offload_ls.cli.check import CheckResult, FileReport, Notice, SourcePath
-from offload_ls.resources import data_dir, rule_doc_path
+from offload_ls.resources import rule_doc_path
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -31,21 +30,15 @@ SRCROOT = "%SRCROOT%"
 SARIF_LEVEL = {Level.ALLOW: "none", Level.WARN: "warning", Level.DENY: "error"}
 
 
-def information_uri() -> str:
-    """``tool.driver.informationUri``: the project has no published home page, so this is
-    the ``file:`` URI of the installed rule documentation directory (where each rule's
-    ``helpUri`` points), falling back to the package directory when the docs are missing."""
+def _help(rule: str, summary: str) -> dict[str, str]:
+    """``reportingDescriptor.help`` (SARIF §3.49.14): the rule's documentation page as
+    Markdown, carried in the log itself. A ``file:`` URI of the installed page would name a
+    path of the machine that ran the check, useless where the log is uploaded."""
+    text = f"{summary}. Documentation: `offload-ls rules`, docs/rules/{rule}.md."
     try:
-        return data_dir("docs/rules").as_uri()
-    except FileNotFoundError:
-        return Path(__file__).resolve().parents[2].as_uri()
-
-
-def _help_uri(rule: str) -> str | None:
-    try:
-        return rule_doc_path(rule).as_uri()
-    except FileNotFoundError:
-        return None
+        return {"text": text, "markdown": rule_doc_path(rule).read_text(encoding="utf-8")}
+    except (FileNotFoundError, OSError):
+        return {"text": text}
 
 
 def _artifact_location(src: SourcePath) -> dict[str, Any]:
@@ -80,10 +73,8 @@ def sarif_log(result: CheckResult) -> dict[str, Any]:
             "id": name,
             "shortDescription": {"text": rule.summary},
             "defaultConfiguration": {"level": SARIF_LEVEL[rule.default_level]},
+            "help": _help(name, rule.summary),
         }
-        help_uri = _help_uri(name)
-        if help_uri is not None:
-            d["helpUri"] = help_uri
         descriptors.append(d)
 
     results = []
@@ -123,7 +114,6 @@ def sarif_log(result: CheckResult) -> dict[str, Any]:
         "tool": {"driver": {
             "name": "offload-ls",
             "version": __version__,
-            "informationUri": information_uri(),
             "rules": descriptors,
         }},
         "originalUriBaseIds": {SRCROOT: {"uri": result.cwd.absolute().as_uri().rstrip("/") + "/"}},
