@@ -156,18 +156,23 @@ def run_doctor(rustc: str | None = None, cargo: str | None = None, arch: str | N
 def render_text(report: DoctorReport) -> str:
     """A readable table of the report (what ``offload-ls doctor`` prints)."""
     lines = ["Rust toolchains:"]
-    header = f"  {'':1} {'rustc':<58} {'release':<16} {'LLVM':<7} {'-Zoffload':<22} {'native':<7} {'GPU core':<10}"
-    lines.append(header)
+    rows = []
     for i, tc in enumerate(report.toolchains):
         mark = "*" if i == report.chosen else " "
         if tc.error:
-            lines.append(f"  {mark} {tc.rustc:<58} error: {tc.error}")
+            rows.append((mark, str(tc.rustc), f"error: {tc.error}"))
             continue
         modes = ",".join(m.split("=")[0] for m in tc.offload_modes) or "-"
         native = {True: "yes", False: "no", None: "?"}[tc.native_offload]
         std = tc.gpu_std.get(report.target, "missing")
-        lines.append(f"  {mark} {tc.rustc:<58} {tc.release or '?':<16} {tc.llvm_version or '?':<7} "
-                     f"{modes:<22} {native:<7} {std:<10}")
+        rows.append((mark, str(tc.rustc), tc.release or "?", tc.llvm_version or "?", modes, native, std))
+    header = ("", "rustc", "release", "LLVM", "-Zoffload", "native", "GPU core")
+    # each column as wide as its longest cell (a rustup path is longer than /usr/bin/rustc)
+    widths = [max(len(r[c]) for r in [header, *rows] if len(r) > c and len(r) > 3) for c in range(len(header))]
+    for r in [header, *rows]:
+        cells = r if len(r) > 3 else (*r[:2], r[2])
+        lines.append("  " + " ".join(cell.ljust(widths[c]) if c < len(cells) - 1 else cell
+                                     for c, cell in enumerate(cells)).rstrip())
     if report.llvm:
         lines.append(f"LLVM {report.llvm.major} tools ({report.llvm.bin_dir or 'not found'}):")
         for tool, path in report.llvm.tools.items():
