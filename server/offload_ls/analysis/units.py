@@ -96,45 +96,50 @@ def _split(parent: Node, children: list[Node], gate: bool, source: bytes, out: l
            errors: bool, depth: int, host: bool) -> None:
     """Append the units of ``parent``'s ``children``; ``errors``: the tree has syntax
     errors somewhere (else no node needs checking); ``depth``: ``mod`` nesting; ``gate`` /
-    ``host``: an enclosing ``mod`` is device-only / host-only."""
+    ``host``: an enclosing ``mod`` is device-only / host-only. (Run on every edit for
+    every top-level item: node types are read once per child.)"""
     pending: list[Node] = []
+    types: list[str] = []  # pending's node types
     in_mod = parent.type == "declaration_list"
     for child in children:
         t = child.type
         if t in _SKIPPABLE:
             pending.append(child)
+            types.append(t)
             continue
         if in_mod and (t == "{" or t == "}"):
             if pending:
-                out.append(_unit(parent, pending, gate, source, errors, host=host))
-                pending = []
+                out.append(_unit(parent, pending, types, gate, source, errors, host=host))
+                pending, types = [], []
             continue
         if t == "mod_item" and depth < MAX_MOD_DEPTH:
             body = child.child_by_field_name("body")
             if body is not None and body.type == "declaration_list":
                 pending.append(child)
-                out.append(_unit(parent, pending, gate, source, errors, mod_body=body, host=host))
-                attrs = [n for n in pending if n.type == "attribute_item"]
+                types.append(t)
+                out.append(_unit(parent, pending, types, gate, source, errors, mod_body=body, host=host))
+                attrs = [n for n, nt in zip(pending, types) if nt == "attribute_item"]
                 inner_gate, inner_host = gate, host
                 if attrs:
                     inner_gate = gate or any(_cfg_attr(n, is_device_cfg) for n in attrs)
                     inner_host = not inner_gate and (host or any(_cfg_attr(n, is_host_cfg) for n in attrs))
                 _split(body, body.children, inner_gate, source, out, errors, depth + 1, inner_host)
-                pending = []
+                pending, types = [], []
                 continue
         if pending:
             pending.append(child)
-            out.append(_unit(parent, pending, gate, source, errors, host=host))
-            pending = []
+            types.append(t)
+            out.append(_unit(parent, pending, types, gate, source, errors, host=host))
+            pending, types = [], []
         else:  # the common case: an item alone
             start, end = child.start_byte, child.end_byte
             key = None if errors and child.has_error else (source[start:end], gate, (t,), 0, host)
             out.append(Unit(start, end, parent, (child,), gate, key, None, host))
     if pending:
-        out.append(_unit(parent, pending, gate, source, errors, host=host))
+        out.append(_unit(parent, pending, types, gate, source, errors, host=host))
 
 
-def _unit(parent: Node, nodes: list[Node], gate: bool, source: bytes, errors: bool,
+def _unit(parent: Node, nodes: list[Node], types: list[str], gate: bool, source: bytes, errors: bool,
           mod_body: Node | None = None, host: bool = False) -> Unit:
     start = nodes[0].start_byte
     last = nodes[-1]
@@ -148,10 +153,9 @@ def _unit(parent: Node, nodes: list[Node], gate: bool, source: bytes, errors: bo
     if broken:
         key = None
     else:
-        types = tuple(n.type for n in nodes)
         # a header's suppression comment covers the whole `mod`: its length is a fact too
         extra = last.end_byte - start if mod_body is not None else 0
-        key = (source[start:end], gate, types, extra, host)
+        key = (source[start:end], gate, tuple(types), extra, host)
     return Unit(start, end, parent, tuple(nodes), gate, key, mod_body, host)
 
 
