@@ -498,3 +498,40 @@ def test_results_never_depend_on_the_cache_with_crate_wide_rules():
              "rust-cuda/launches.rs", "krnl/elementwise.rs"]
     paths = [REPO / "tests" / "corpus" / name for name in files]
     assert edit_and_compare(paths, random.Random(7), items, words, 25) == 150
+
+
+def test_re_splitting_around_an_edit_gives_the_units_of_a_whole_split():
+    """split_units_after_edit (only the items around an edit split again) against
+    split_units of the whole new tree, after each of many random edits — braces, comments,
+    string quotes and `mod` headers that change what follows included: the same units
+    (range and key), and a kept unit resolves to the nodes a whole split finds."""
+    from offload_ls.analysis.units import resolve, split_units, split_units_after_edit
+
+    items = [b"mod m {\n", b"}\n", b"/* open\n", b"*/\n", b"#[cfg(offload_device)]\n", b"// note\n",
+             b"fn f() {}\n", b"\"\n", b"#[kernel]\n"]
+    words = [b"{", b"}", b"1", b"x", b";", b"\n", b"\"", b"/*", b"*/", b"mod k { "]
+    paths = [REPO / "examples/lint-gallery/src/main.rs", REPO / "examples/offload-kernels/src/main.rs",
+             REPO / "tests/corpus/krnl/device_code.rs", REPO / "tests/corpus/rust-cuda/reductions.rs"]
+    rng = random.Random(11)
+    incremental = 0
+    for path in paths:
+        pf = ParsedFile(path.read_bytes())
+        units = split_units(pf.root, pf.source)
+        for _ in range(150):
+            old_source = pf.source
+            pf.apply([random_edit(rng, pf.source, items, words)])
+            whole = split_units(pf.root, pf.source)
+            after = split_units_after_edit(pf.root, pf.source, old_source, units)
+            if after is not None:
+                incremental += 1
+                assert [(u.start, u.end, u.key) for u in after] == [(u.start, u.end, u.key) for u in whole], path
+                for u, w in zip(after, whole):
+                    r = resolve(u, pf.root)
+                    assert [(n.start_byte, n.end_byte, n.type) for n in r.nodes] == \
+                        [(n.start_byte, n.end_byte, n.type) for n in w.nodes]
+                    assert (r.parent.start_byte, r.parent.type) == (w.parent.start_byte, w.parent.type)
+                    assert (r.mod_body is None) == (w.mod_body is None)
+                units = after
+            else:
+                units = whole
+    assert incremental > 250  # about half: an edit that breaks the syntax around it is split whole

@@ -134,6 +134,10 @@ class LastRun:
     findings: list[list[Finding]]
     positional: list[bool]
     failed_units: set[int] = field(default_factory=set)
+    #: the units and the text they were split from (the next edit re-splits only around
+    #: itself: analysis/units.py ``split_units_after_edit``)
+    units: list | None = None
+    source: bytes | None = None
 
 
 class AnalysisCache:

@@ -26,7 +26,8 @@ from offload_ls.analysis.model import Finding, Kernel, Launch, Level
 from offload_ls.analysis.rules import Rule, all_rules
 from offload_ls.analysis.std_names import HOST_ONLY_NAMES
 from offload_ls.analysis.suppress import SuppressionIndex, suppressions_from
-from offload_ls.analysis.units import Unit, UnitSummary, split_units, summarize, unit_captures
+from offload_ls.analysis.units import (Unit, UnitSummary, resolve, split_units, split_units_after_edit, summarize,
+                                      unit_captures)
 from offload_ls.syntax.parse import parse
 
 log = logging.getLogger(__name__)
@@ -89,7 +90,12 @@ def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: A
     signature = (tuple((name, level) for name, _, level in active),
                  crate.fingerprint if crate is not None else None)
     stats = c.stats = CacheStats()
-    units = split_units(root, source)
+    prev = c.last
+    units = None
+    if prev is not None and prev.units is not None and prev.source is not None:
+        units = split_units_after_edit(root, source, prev.source, prev.units)
+    if units is None:
+        units = split_units(root, source)
     n = stats.units = len(units)
     starts = [u.start for u in units]
     last = c.last if c.last is not None and c.last.active == signature else None
@@ -146,13 +152,14 @@ def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: A
 
     wanted_by_holds: dict = {}
     for i in todo:
-        contexts[i], results[i], found[i], positional[i] = _check_unit(i, units[i], facts, active, root, source,
+        contexts[i], results[i], found[i], positional[i] = _check_unit(i, resolve(units[i], root), facts, active,
+                                                                      root, source,
                                                                       c, stats, wanted_by_holds)
         if results[i] is not None and results[i].failed:
             failed_units.add(i)
 
     c.last = LastRun(signature, [u.key for u in units], starts, summaries, facts, contexts, results, found,
-                     positional, failed_units)
+                     positional, failed_units, units, source)
     # a rule that raised on any unit reports nothing for the file (as when it ran on the whole file)
     failed = {name for i in failed_units for name in results[i].failed}
     index = SuppressionIndex(suppressions_from(facts.comments, source))
@@ -185,7 +192,7 @@ def _summaries(units: list[Unit], indices, root: Node, source: bytes, c: Analysi
         out.append(s)
     if missing:
         picked = list(indices)
-        todo = [units[picked[j]] for j in missing]
+        todo = [resolve(units[picked[j]], root) for j in missing]
         memo: dict[bytes, tuple[bool, bool]] = {}
         for j, u, caps in zip(missing, todo, unit_captures(todo, root)):
             s = summarize(u, caps, source, memo)

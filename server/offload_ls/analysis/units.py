@@ -66,12 +66,15 @@ class Unit:
         mod_body: for a ``mod`` header, its body (``declaration_list``), else ``None``.
     """
 
-    __slots__ = ("start", "end", "parent", "nodes", "gate", "key", "mod_body", "host")
+    __slots__ = ("start", "end", "parent", "nodes", "gate", "key", "mod_body", "host", "stale")
 
     def __init__(self, start: int, end: int, parent: Node, nodes: tuple[Node, ...], gate: bool,
                  key: tuple | None, mod_body: Node | None = None, host: bool = False) -> None:
         self.start, self.end, self.parent, self.nodes = start, end, parent, nodes
         self.gate, self.key, self.mod_body, self.host = gate, key, mod_body, host
+        #: taken over from the previous tree by :func:`split_units_after_edit`: ``parent``,
+        #: ``nodes`` and ``mod_body`` belong to that tree until :func:`resolve` replaces them
+        self.stale = False
 
     def __repr__(self) -> str:
         return f"Unit({self.start}, {self.end}, {[n.type for n in self.nodes]})"
@@ -85,6 +88,140 @@ def split_units(root: Node, source: bytes) -> list[Unit]:
     out: list[Unit] = []
     _split(root, root.children, False, source, out, root.has_error, 0, False)
     return out
+
+
+def split_units_after_edit(root: Node, source: bytes, old_source: bytes, old_units: list[Unit]
+                           ) -> list[Unit] | None:
+    """:func:`split_units` of an edited file, re-splitting only around the edit.
+
+    The bytes before the first changed byte and after the last are unchanged; so are the
+    units that lie wholly inside them with one unit of margin on each side, and their keys
+    (their bytes, gate and node types). Only the top-level items between are split again,
+    from ``root``'s children. The units taken over are marked :attr:`Unit.stale` (their
+    nodes are the previous tree's; :func:`resolve` finds them in ``root`` when needed),
+    those after the edit shifted by the change in length.
+
+    An edit inside a ``mod`` body splits that whole top-level ``mod`` again. Returns
+    ``None`` (split the whole file instead) when the new tree's top-level items do not
+    begin and end where the kept units say — an edit whose effect reaches past its bytes
+    (an unclosed brace or comment that swallows what follows).
+
+    Args:
+        root: the new tree's root; source: its bytes; old_source / old_units: the previous
+            text and its units (:func:`split_units` or this function)."""
+    if not old_units or root.type != "source_file":
+        return None
+    n_old, n_new = len(old_source), len(source)
+    prefix = _common_prefix(old_source, source)
+    suffix = _common_suffix(old_source, source, min(n_old, n_new) - prefix)
+    delta = n_new - n_old
+    # units before the edit, one unit of margin: they end before its first changed byte
+    a = 0
+    while a < len(old_units) and old_units[a].end < prefix:
+        a += 1
+    a = max(0, a - 1)
+    # units after the edit, one unit of margin: they start after its last changed byte
+    b = len(old_units)
+    while b > a and old_units[b - 1].start > n_old - suffix:
+        b -= 1
+    b = min(len(old_units), b + 1)
+    # the window is whole top-level items: an edit inside a `mod` body splits the whole
+    # `mod` again (its header unit is the top-level unit before its items)
+    while a > 0 and a < len(old_units) and not _top_level(old_units[a]):
+        a -= 1
+    while b < len(old_units) and not _top_level(old_units[b]):
+        b += 1
+    if a < len(old_units) and not _top_level(old_units[a]):
+        return None
+    win_start = old_units[a].start if a < len(old_units) else (old_units[-1].end if old_units else 0)
+    win_end = old_units[b].start + delta if b < len(old_units) else n_new
+    if a > 0 and old_units[a - 1].end > win_start or win_end < win_start:
+        return None
+    # the new tree's top-level children from win_start up to win_end
+    children = []
+    child = root.first_child_for_byte(win_start) if win_start < n_new else None
+    if child is not None and child.start_byte < win_start:
+        return None  # an item that began before the window now reaches into it
+    while child is not None and child.start_byte < win_end:
+        children.append(child)
+        child = child.next_sibling
+    if children and children[-1].end_byte > win_end:
+        return None  # an item of the window now reaches into the kept units after it
+    if b < len(old_units) and (child is None or child.start_byte != win_end):
+        return None  # the kept units after the window do not begin where the tree's items do
+    middle: list[Unit] = []
+    _split(root, children, False, source, middle, root.has_error, 0, False)
+    out = old_units[:a]
+    for u in out:
+        u.stale = True
+    out = list(out)
+    out.extend(middle)
+    for u in old_units[b:]:
+        moved = Unit(u.start + delta, u.end + delta, u.parent, u.nodes, u.gate, u.key, u.mod_body, u.host)
+        moved.stale = True
+        out.append(moved)
+    return out
+
+
+def resolve(unit: Unit, root: Node) -> Unit:
+    """``unit`` with ``parent``, ``nodes`` and ``mod_body`` of the tree ``root`` (a unit
+    taken over from the previous tree by :func:`split_units_after_edit`); unchanged when
+    it is not stale.
+
+    Raises:
+        LookupError: the tree has no nodes where the unit says (never for a unit that
+            :func:`split_units_after_edit` kept)."""
+    if not unit.stale:
+        return unit
+    node = root.descendant_for_byte_range(unit.start, unit.start)
+    while node is not None and not (node.start_byte == unit.start and node.parent is not None
+                                    and node.parent.type in ("source_file", "declaration_list")):
+        node = node.parent
+    if node is None:
+        raise LookupError(f"no item at byte {unit.start}")
+    parent = node.parent
+    nodes = []
+    while node is not None and node.start_byte < unit.end:
+        nodes.append(node)
+        node = node.next_sibling
+    mod_body = None
+    if nodes and nodes[-1].type == "mod_item" and nodes[-1].end_byte > unit.end:
+        mod_body = nodes[-1].child_by_field_name("body")
+    unit.parent, unit.nodes, unit.mod_body, unit.stale = parent, tuple(nodes), mod_body, False
+    return unit
+
+
+def _top_level(unit: Unit) -> bool:
+    return unit.parent is not None and unit.parent.type == "source_file"
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """Length of the longest common prefix of ``a`` and ``b`` (slices compared in C)."""
+    lo, hi = 0, min(len(a), len(b))
+    if a[:hi] == b[:hi]:
+        return hi
+    while lo < hi:  # a[:lo] == b[:lo] and a[:hi + 1] != b[:hi + 1]
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    """Length of the longest common suffix of ``a`` and ``b``, at most ``limit``."""
+    lo, hi = 0, max(0, limit)
+    la, lb = len(a), len(b)
+    if a[la - hi:] == b[lb - hi:] if hi else True:
+        return hi
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[la - mid:la - lo] == b[lb - mid:lb - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 #: ``mod`` bodies nested deeper than this stay inside their ``mod``'s unit (no recursion
