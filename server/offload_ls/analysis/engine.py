@@ -101,54 +101,68 @@ def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: A
     last = c.last if c.last is not None and c.last.active == signature else None
 
     # Units whose bytes are those of a unit of the previous analysis: the common prefix
-    # and suffix of the two unit lists (an edit changes, adds or removes units in one place).
-    old_of = [-1] * n
+    # (first p) and suffix (last q) of the two unit lists (an edit changes, adds or removes
+    # units in one place). Unit i of the suffix was unit i + m - n.
+    keys = [u.key for u in units]
     p = q = 0
     if last is not None:
-        keys, old_keys = [u.key for u in units], last.keys
+        old_keys = last.keys
         m = len(old_keys)
-        p = 0
         while p < n and p < m and keys[p] is not None and keys[p] == old_keys[p]:
             p += 1
-        q = 0
         while q < n - p and q < m - p and keys[n - 1 - q] is not None and keys[n - 1 - q] == old_keys[m - 1 - q]:
             q += 1
-        for k in range(p):
-            old_of[k] = k
-        for k in range(q):
-            old_of[n - 1 - k] = m - 1 - k
-    summaries: list = [last.summaries[o] if o >= 0 else None for o in old_of] if last is not None else [None] * n
-    fresh_idx = [i for i in range(n) if old_of[i] < 0]
+        middle = [None] * (n - p - q)
+        summaries: list = last.summaries[:p] + middle + last.summaries[m - q:]
+    else:
+        m = 0
+        summaries = [None] * n
+    fresh_idx = list(range(p, n - q))
     for i, s in zip(fresh_idx, _summaries(units, fresh_idx, root, source, c, stats)):
         summaries[i] = s
 
-    contexts: list = [None] * n
-    results: list = [None] * n
-    found: list[list[Finding]] = [[] for _ in range(n)]
     positional = [False] * n
     failed_units: set[int] = set()
-    todo: list[int] = []
     if last is None:
         facts = FileFacts(starts, summaries, crate=crate)
+        contexts: list = [None] * n
+        results: list = [None] * n
+        found: list[list[Finding]] = [[] for _ in range(n)]
         todo = list(range(n))
     else:
         facts, affected = _plan(last, units, starts, summaries, p, q, stats, crate)
-        for i in range(n):
-            o = old_of[i]
-            if o < 0 or last.positional[o] or affected(i, o):
-                todo.append(i)
-                continue
-            contexts[i], results[i] = last.contexts[o], last.results[o]
-            if o in last.failed_units:
+        shift_by = n - m  # unit i of the suffix was unit i - shift_by
+        contexts = last.contexts[:p] + middle + last.contexts[m - q:]
+        results = last.results[:p] + middle + last.results[m - q:]
+        found = last.findings[:p] + [[] for _ in middle] + last.findings[m - q:]
+
+        def was(i: int) -> int:
+            return i if i < p else i - shift_by
+
+        kept = [*range(p), *range(n - q, n)]
+        # a kept unit is checked again when its context held positions, or when a fact it
+        # reads changed (never on _plan's fast path)
+        if affected is _NEVER:
+            again = [i for i in kept if last.positional[was(i)]]
+        else:
+            again = [i for i in kept if last.positional[was(i)] or affected(i, was(i))]
+        for i in again:
+            contexts[i] = results[i] = None
+            found[i] = []
+        todo = sorted([*fresh_idx, *again])
+        again_set = set(again)
+        for o in last.failed_units:
+            i = o if o < p else o + shift_by
+            if (o < p or o >= m - q) and i not in again_set:
                 failed_units.add(i)
-            f = last.findings[o]
-            if f and starts[i] != last.starts[o]:
-                # move the unit's findings (its cached results stay where they were computed:
-                # they are moved from there when used)
-                lo = last.starts[o]
+        # move the findings of kept units that moved (their cached results stay where they
+        # were computed: they are moved from there when used)
+        for i in kept:
+            f = found[i]
+            if f and starts[i] != last.starts[was(i)] and i not in again_set:
+                lo = last.starts[was(i)]
                 hi = lo + units[i].end - units[i].start
-                f = [shift.finding(x, starts[i] - lo, lo, hi) for x in f]
-            found[i] = f
+                found[i] = [shift.finding(x, starts[i] - lo, lo, hi) for x in f]
 
     wanted_by_holds: dict = {}
     for i in todo:
@@ -158,7 +172,7 @@ def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: A
         if results[i] is not None and results[i].failed:
             failed_units.add(i)
 
-    c.last = LastRun(signature, [u.key for u in units], starts, summaries, facts, contexts, results, found,
+    c.last = LastRun(signature, keys, starts, summaries, facts, contexts, results, found,
                      positional, failed_units, units, source)
     # a rule that raised on any unit reports nothing for the file (as when it ran on the whole file)
     failed = {name for i in failed_units for name in results[i].failed}
@@ -228,7 +242,7 @@ def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[U
         carried = {name: old.__dict__[name] for name in CARRIED if name in old.__dict__}
         facts = FileFacts(starts, summaries, device_info=old.device_info, abs_seed=seed, crate=crate,
                           carried=carried)
-        return facts, lambda i, o: False
+        return facts, _NEVER
     facts = FileFacts(starts, summaries, crate=crate)
     new_info, old_info = facts.device_info, old.device_info
     threads_old, threads_new = old._threads_by_kernel, facts._threads_by_kernel
@@ -278,6 +292,11 @@ def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[U
         return bool(sigs and s.launches and any(la.kernel in sigs for la in s.launches))
 
     return facts, affected
+
+
+def _NEVER(i: int, o: int) -> bool:
+    """_plan's fast path: no kept unit is affected."""
+    return False
 
 
 def _extern_types(decls) -> tuple:
