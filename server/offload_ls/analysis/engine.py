@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
@@ -32,16 +31,44 @@ from offload_ls.syntax.parse import parse
 
 log = logging.getLogger(__name__)
 
-@dataclass(frozen=True)
 class FileAnalysis:
     """What one file's analysis produced: kernels, launches, findings (sorted by span), and
     the file's facts (for the crate index: analysis/crate_index.py ``file_items``; not
-    part of equality)."""
+    part of equality).
 
-    kernels: tuple[Kernel, ...]
-    launches: tuple[Launch, ...]
-    findings: tuple[Finding, ...]
-    facts: FileFacts | None = field(default=None, compare=False, repr=False)
+    ``kernels`` and ``launches`` are gathered from the facts when first read (publishing
+    diagnostics after an edit never reads them), or given."""
+
+    __slots__ = ("findings", "facts", "_kernels", "_launches")
+
+    def __init__(self, kernels: tuple[Kernel, ...] | None, launches: tuple[Launch, ...] | None,
+                 findings: tuple[Finding, ...], facts: FileFacts | None = None) -> None:
+        self.findings = findings
+        self.facts = facts
+        self._kernels = kernels
+        self._launches = launches
+
+    @property
+    def kernels(self) -> tuple[Kernel, ...]:
+        if self._kernels is None:
+            self._kernels = tuple(self.facts.kernels) if self.facts is not None else ()
+        return self._kernels
+
+    @property
+    def launches(self) -> tuple[Launch, ...]:
+        if self._launches is None:
+            self._launches = tuple(self.facts.launches) if self.facts is not None else ()
+        return self._launches
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FileAnalysis):
+            return NotImplemented
+        return (self.kernels, self.launches, self.findings) == (other.kernels, other.launches, other.findings)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"FileAnalysis(kernels={self.kernels!r}, launches={self.launches!r}, findings={self.findings!r})"
 
 
 def effective_levels(overrides: Mapping[str, Level] | None = None) -> dict[str, Level]:
@@ -143,7 +170,8 @@ def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: A
         # a kept unit is checked again when its context held positions, or when a fact it
         # reads changed (never on _plan's fast path)
         if affected is _NEVER:
-            again = [i for i in kept if last.positional[was(i)]]
+            again = [o if o < p else o + shift_by for o, v in enumerate(last.positional)
+                     if v and (o < p or o >= m - q)]
         else:
             again = [i for i in kept if last.positional[was(i)] or affected(i, was(i))]
         for i in again:
@@ -180,7 +208,7 @@ def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: A
     findings = [f for unit_findings in found for f in unit_findings
                 if f.rule not in failed and not (index and index.covers(f))]
     findings.sort(key=lambda f: (f.span.start, f.span.end, f.rule))
-    return FileAnalysis(tuple(facts.kernels), tuple(facts.launches), tuple(findings), facts)
+    return FileAnalysis(None, None, tuple(findings), facts)
 
 
 def analyze_source(source: bytes, levels: Mapping[str, Level] | None = None, crate=None) -> FileAnalysis:
@@ -236,8 +264,9 @@ def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[U
     same = n == m and all(summaries[i].exports == last.summaries[i].exports for i in range(p, n - q))
     if same:
         stats.fast_path = True
-        # one for one, in order: unit i is unit i of the previous analysis (n == m)
-        seed = {i: objs for i, objs in old._abs.items()
+        # one for one, in order: unit i is unit i of the previous analysis (n == m); a copy,
+        # since a reader of the previous FileAnalysis may still be filling it
+        seed = {i: objs for i, objs in old._abs.copy().items()
                 if (i < p or i >= n - q) and starts[i] == last.starts[i]}
         carried = {name: old.__dict__[name] for name in CARRIED if name in old.__dict__}
         facts = FileFacts(starts, summaries, device_info=old.device_info, abs_seed=seed, crate=crate,
