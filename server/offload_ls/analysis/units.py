@@ -116,14 +116,9 @@ def split_units_after_edit(root: Node, source: bytes, old_source: bytes, old_uni
     suffix = _common_suffix(old_source, source, min(n_old, n_new) - prefix)
     delta = n_new - n_old
     # units before the edit, one unit of margin: they end before its first changed byte
-    a = 0
-    while a < len(old_units) and old_units[a].end < prefix:
-        a += 1
-    a = max(0, a - 1)
+    a = max(0, bisect.bisect_left(old_units, prefix, key=_end) - 1)
     # units after the edit, one unit of margin: they start after its last changed byte
-    b = len(old_units)
-    while b > a and old_units[b - 1].start > n_old - suffix:
-        b -= 1
+    b = max(a, bisect.bisect_right(old_units, n_old - suffix, key=_start))
     b = min(len(old_units), b + 1)
     # the window is whole top-level items: an edit inside a `mod` body splits the whole
     # `mod` again (its header unit is the top-level unit before its items)
@@ -156,11 +151,25 @@ def split_units_after_edit(root: Node, source: bytes, old_source: bytes, old_uni
         u.stale = True
     out = list(out)
     out.extend(middle)
-    for u in old_units[b:]:
-        moved = Unit(u.start + delta, u.end + delta, u.parent, u.nodes, u.gate, u.key, u.mod_body, u.host)
-        moved.stale = True
-        out.append(moved)
+    if delta:
+        for u in old_units[b:]:
+            moved = Unit(u.start + delta, u.end + delta, u.parent, u.nodes, u.gate, u.key, u.mod_body, u.host)
+            moved.stale = True
+            out.append(moved)
+    else:
+        kept = old_units[b:]
+        for u in kept:
+            u.stale = True
+        out.extend(kept)
     return out
+
+
+def _start(unit: Unit) -> int:
+    return unit.start
+
+
+def _end(unit: Unit) -> int:
+    return unit.end
 
 
 def resolve(unit: Unit, root: Node) -> Unit:
