@@ -133,6 +133,20 @@ def test_edit_inside_one_kernel_checks_that_kernel_only():
     assert doc.cache.stats.fast_path
 
 
+def test_typing_a_syntax_error_into_a_kernel_body_checks_that_kernel_only():
+    """Half-typed code inside a function body (an ERROR node) does not change what the
+    crate defines: the edit stays on the fast path, and `b`'s finding is untouched."""
+    doc = Doc(TWO_KERNELS)
+    before = doc.result.findings
+    after = doc.edit("y[0] = 1.0;", "y[0] = 1.@;").findings
+    assert doc.pf.root.has_error
+    assert doc.cache.stats.fast_path
+    assert doc.cache.stats.checked == [unit_range(doc.source, "#[rustc_offload_kernel]", "y[0] = 1.@;\n}")]
+    assert after[-1] == before[1]
+    # and taking the error out again gives the first analysis back
+    assert doc.edit("y[0] = 1.@;", "y[0] = 1.0;").findings == before
+
+
 def test_edit_that_moves_later_items_moves_their_findings_without_checking_them():
     doc = Doc(TWO_KERNELS)
     b_before = doc.result.findings[1]

@@ -28,8 +28,11 @@ class Settings:
 
     Attributes:
         rules: rule name -> ``"allow"`` / ``"warn"`` / ``"deny"``.
-        debounceMs: delay in milliseconds between the last edit of a document and its
-            re-analysis.
+        debounceMs: delay in milliseconds between an edit of a document and its
+            re-analysis. 0 (the default): analyse as soon as the edit arrives when the
+            document's worker is idle; edits that arrive while an analysis runs are
+            coalesced into one analysis of the newest text, and the superseded result is
+            never published.
         scanWorkspace: analyse the workspace's ``.rs`` files that are not open (and watch
             them), so findings in unopened files reach the client.
         maxFileBytes: files larger than this (bytes) are not analysed; a log line says so.
@@ -51,7 +54,7 @@ class Settings:
     """
 
     rules: dict[str, Level] = attrs.field(factory=dict)
-    debounceMs: int = attrs.field(default=150, validator=attrs.validators.ge(0))
+    debounceMs: int = attrs.field(default=0, validator=attrs.validators.ge(0))
     scanWorkspace: bool = True
     maxFileBytes: int = attrs.field(default=8 * 1024 * 1024, validator=attrs.validators.gt(0))
     trustedWorkspaces: list[str] = attrs.field(factory=list)

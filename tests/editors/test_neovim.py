@@ -173,7 +173,7 @@ def test_neovim_lints_hovers_lenses_commands_and_quick_fix(nvim, tmp_path, offer
         "cmd": ["offload-ls"], "filetypes": ["rust"], "root_markers": ["Cargo.toml", ".git"],
         "has_before_init": True,
         "settings": {"offload-ls": {"rules": {}, "trustedWorkspaces": [], "checkOnSave": True,
-                                    "transferPlan": True, "scanWorkspace": True, "debounceMs": 150}},
+                                    "transferPlan": True, "scanWorkspace": True, "debounceMs": 0}},
     }
     assert got["user_commands"] == ["OffloadBuild", "OffloadCancel", "OffloadDoctor", "OffloadRun",
                                     "OffloadRunReport"]
@@ -184,7 +184,7 @@ def test_neovim_lints_hovers_lenses_commands_and_quick_fix(nvim, tmp_path, offer
     # before_init sends the merged settings as initializationOptions.
     assert got["initialization_options"] == {"offload-ls": {
         "rules": {"unsafe_in_kernel": "deny"}, "trustedWorkspaces": [], "checkOnSave": True,
-        "transferPlan": True, "scanWorkspace": True, "debounceMs": 150}}
+        "transferPlan": True, "scanWorkspace": True, "debounceMs": 0}}
 
     # Diagnostics: rule names, severities (unsafe_in_kernel denied by the settings), byte
     # columns in the buffer and LSP ranges in the negotiated encoding.

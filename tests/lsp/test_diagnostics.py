@@ -154,3 +154,24 @@ async def test_non_rust_documents_are_ignored(client, tmp_path):
     await published(client, rs, version=1)
     await wait_for(lambda: any("workspace scan:" in m.message for m in client.log_messages), "scan end")
     assert [p.uri for p in client.published] == [rs]
+
+
+async def test_default_settings_analyse_at_once_and_coalesce_edits_during_an_analysis(client, tmp_path):
+    """Default settings (no ``debounceMs``): a whole-text change of a 6,000-line document
+    starts a full analysis at once; the four edits that arrive while it runs are coalesced
+    into one analysis of the newest text. The superseded versions are never published."""
+    await initialize(client, tmp_path, encodings=["utf-16"])
+    uri = (tmp_path / "k.rs").as_uri()
+    open_doc(client, uri, SRC)
+    await published(client, uri, version=1)
+    # 1,000 kernels: version 2's full analysis takes far longer than sending four edits
+    big = "".join(SRC.replace("scale", f"scale{i}") for i in range(1000))
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=big)]))
+    for version in (3, 4, 5, 6):
+        change_doc(client, uri, version, [edit(rng(1, 0, 1, 0), " ")])
+    diags = of_rule(await published(client, uri, version=6))
+    assert len(diags) == 1000
+    assert key(diags[0])[0] == rng(1, 29 + 5, 1, 42 + 5)  # `scale0`, 4 spaces in
+    assert [p.version for p in client.published if p.uri == uri] == [1, 6]

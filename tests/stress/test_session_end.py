@@ -149,3 +149,32 @@ def test_withdrawing_trust_stops_the_running_check(tmp_path):
         for pid, _, _ in alive(token):
             os.kill(pid, signal.SIGKILL)
         server.close()
+
+
+class SilentConfigLsp(RawLsp):
+    """A client that never answers ``workspace/configuration`` (the server's
+    ``initialized`` handler then waits for it, up to its timeout)."""
+
+    def _answer(self, msg: dict) -> None:
+        if msg["method"] != "workspace/configuration":
+            super()._answer(msg)
+
+
+def test_shutdown_while_the_initialized_handler_waits_for_the_client(tmp_path):
+    """``shutdown`` while ``initialized`` still waits on ``workspace/configuration``:
+    the pending handler is cancelled and ``shutdown`` is answered with ``null`` (pygls
+    cancelled it while iterating its request table: "dictionary changed size during
+    iteration" came back as the answer), then ``exit`` ends the process with status 0."""
+    server = SilentConfigLsp(tmp_path / "server.stderr", {"scanWorkspace": False})
+    try:
+        server.initialize(tmp_path)
+        server.wait_for(lambda m: m.get("method") == "workspace/configuration")
+        reply = server.call("shutdown")
+        assert reply == {"jsonrpc": "2.0", "id": reply["id"], "result": None}
+        server.notify("exit")
+        assert server.proc.wait(timeout=10) == 0
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+            server.proc.wait(timeout=10)
+        server._stderr.close()

@@ -29,7 +29,8 @@ return {
       transferPlan = true,
       -- Lint the crate's unopened .rs files too.
       scanWorkspace = true,
-      debounceMs = 150,
+      -- 0: analyse each edit as it arrives (edits during an analysis are coalesced)
+      debounceMs = 0,
       -- Unset keys take the server's defaults: maxFileBytes, rustc, cargo, gpuTarget
       -- ("nvptx64-nvidia-cuda" | "amdgcn-amd-amdhsa"), gpuArch ("sm_90", "gfx90a", ..),
       -- device (OpenMP device number), deviceImage ("gpu" | "host" | "both"),

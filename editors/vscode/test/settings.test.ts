@@ -23,7 +23,7 @@ test("package.json defaults become the flat settings object, untrusted", () => {
   const flat = serverSettings((key) => d.get(key), false, ["/home/u/proj"]);
   assert.deepEqual(flat, {
     rules: {},
-    debounceMs: 150,
+    debounceMs: 0,
     scanWorkspace: true,
     maxFileBytes: 8388608,
     checkOnSave: true,

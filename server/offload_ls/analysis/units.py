@@ -687,7 +687,9 @@ def _items(icaps: dict[str, list[Node]], anchors: dict[str, list[Node]], fn_node
 
 def _loose_names(unit: Unit) -> frozenset[str]:
     """:attr:`ItemFacts.loose_names` of a unit: identifiers in its item-position macro
-    invocations, and ``fn <name>`` in its nodes that hold a syntax error."""
+    invocations, and ``fn <name>`` in its nodes that hold a syntax error where the tree
+    shows no function item (a function item whose body holds the error is an item all
+    the same: typing inside a kernel must not change what the crate defines)."""
     out: set[str] = set()
     for node in unit.nodes:
         mac = node.named_children[0] if node.type == "expression_statement" and node.named_children else node
@@ -700,9 +702,10 @@ def _loose_names(unit: Unit) -> frozenset[str]:
             while stack:
                 n = stack.pop()
                 kids = n.children
-                for a, b in zip(kids, kids[1:]):
-                    if a.type == "fn" and b.type == "identifier":
-                        out.add(node_text(b))
+                if n.type not in ("function_item", "function_signature_item"):
+                    for a, b in zip(kids, kids[1:]):
+                        if a.type == "fn" and b.type == "identifier":
+                            out.add(node_text(b))
                 stack.extend(kids)
     return frozenset(out)
 

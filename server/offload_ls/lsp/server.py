@@ -34,7 +34,7 @@ from pygls.protocol.language_server import lsp_method
 
 from offload_ls import __version__
 from offload_ls.analysis.crate_index import file_items
-from offload_ls.analysis.engine import FileAnalysis, analyze_tree
+from offload_ls.analysis.engine import FileAnalysis, analyze_tree, warm_up
 from offload_ls.lsp import wire
 from offload_ls.lsp.code_actions import code_actions
 from offload_ls.lsp.commands import GpuCommands, register_command_args
@@ -66,6 +66,11 @@ NAME = "offload-ls"
 _EMPTY = FileAnalysis((), (), ())
 #: How long to wait for the client to answer ``workspace/configuration`` (seconds).
 CONFIG_TIMEOUT_S = 10.0
+#: seconds before re-analysing after file-system events and crate-wide changes (a burst of
+#: them, as a `git checkout` makes, becomes one analysis per file)
+BACKGROUND_DELAY_S = 0.15
+#: most seconds `initialize` waits for the warm-up analysis (analysis/engine.py ``warm_up``)
+WARM_UP_TIMEOUT_S = 10.0
 #: Environment variables naming programs that cargo starts (checked by program_refusal).
 _PROGRAM_VARIABLES = frozenset({"RUSTC", "CARGO", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "RUSTDOC"})
 #: Watched-files registration id (for a later unregister).
@@ -183,6 +188,19 @@ class OffloadProtocol(LanguageServerProtocol):
         self.client_capabilities = caps  # keep what the client really sent
         return result
 
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args):
+        """pygls' shutdown, after cancelling the pending requests from a copy of their
+        table: pygls cancels them while iterating the table itself, and a cancelled
+        thread-pool future's callback removes its entry at once (``RuntimeError: dictionary
+        changed size during iteration`` answered to the client's ``shutdown``)."""
+        current = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current and not future.done():
+                future.cancel()
+        result = yield from super().lsp_shutdown(*args)
+        return result
+
 
 class OffloadLanguageServer(LanguageServer):
     """offload-ls: lints, hovers and quick fixes for Rust GPU kernels.
@@ -216,6 +234,11 @@ class OffloadLanguageServer(LanguageServer):
         self.watcher: FolderWatcher | None = None
         self.client_watches_files = False
         self._scan_task: asyncio.Task | None = None
+        # import the rules and compile the queries while the client starts up
+        self._warmed = self.doc_pool.submit(self._warm_up)
+        #: file on disk -> how many analyses of it were asked for (a result read before the
+        #: latest request is not published: it would replace newer diagnostics)
+        self._disk_generation: dict[Path, int] = {}
         self._skip_logged: dict[str, str] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
@@ -392,9 +415,23 @@ class OffloadLanguageServer(LanguageServer):
     # ------------------------------------------------------------------ settings
 
     def set_init_options(self, raw) -> None:
-        """Parse ``initializationOptions`` (problems are reported at ``initialized``)."""
+        """Parse ``initializationOptions`` (problems are reported at ``initialized``), and
+        wait for the documents' worker to be warm (started with the process): the first
+        document's analysis then does not pay for importing the rules and compiling the
+        queries (about 0.2-0.6 s on these machines)."""
         self.init_settings, self._init_problems = parse_client_settings(raw)
         self.settings = self.init_settings
+        try:  # started with the process; `initialize` is answered when it is done
+            self._warmed.result(timeout=WARM_UP_TIMEOUT_S)
+        except Exception:  # noqa: BLE001 - a slow or failed warm-up only costs the first analysis
+            log.warning("warm-up not done within %s s", WARM_UP_TIMEOUT_S)
+
+    @staticmethod
+    def _warm_up() -> None:
+        try:
+            warm_up()
+        except Exception:  # noqa: BLE001 - the real analyses report their own failures
+            log.exception("warm-up analysis failed")
 
     def report_settings_problems(self, problems: list[str]) -> None:
         """Each problem to ``window/logMessage``; one ``showMessage`` warning for a new set."""
@@ -533,12 +570,15 @@ class OffloadLanguageServer(LanguageServer):
         other files read changed, the other open documents of the crate are analysed
         again. Safe to call from worker threads."""
         try:
-            result = analyze_tree(source, tree.root_node, levels, cache=cache, crate=self.crates.view(path))
+            result = analyze_tree(source, tree.root_node, levels, cache=cache,
+                                  crate=self.crates.view(path, own_items_follow=True))
             if path is not None and result.facts is not None and \
                     self.crates.update(path, file_items(os.path.abspath(path), result.facts)):
                 self._call_on_loop(self._reanalyse_crate_mates, path)
             return result
         except Exception as exc:  # noqa: BLE001 - never crash a handler on odd input
+            if path is not None:  # its items did not follow: the crate index reads the file
+                self.crates.refresh_from_disk(path)
             log.exception("analysis of %s failed", label)
             self.log(f"{label}: analysis failed ({type(exc).__name__}: {exc}); no lints for this text",
                      types.MessageType.Error)
@@ -596,11 +636,21 @@ class OffloadLanguageServer(LanguageServer):
         return future
 
     def schedule_document(self, uri: str, delay_s: float | None = None) -> None:
-        """(Re-)analyse an open document after the debounce delay; a newer call for the
-        same URI cancels this one."""
+        """(Re-)analyse an open document after ``delay_s`` seconds (default: the
+        ``debounceMs`` setting, 0 unless the user set one); a newer call for the same URI
+        cancels this one. With no delay the analysis starts at once when the documents'
+        worker is idle; while it is busy, the newest text's job waits and older texts'
+        jobs that have not started are dropped (:meth:`_analysis_job`)."""
         if delay_s is None:
             delay_s = self.settings.debounceMs / 1000.0
         self.jobs.schedule(uri, delay_s, lambda: self._analyse_document(uri))
+
+    def _background_delay_s(self) -> float:
+        """Seconds to wait before work that no keystroke waits for: files changed on
+        disk (a `git checkout` changes hundreds at once), Cargo.toml, and open documents
+        of a crate whose other file changed: :data:`BACKGROUND_DELAY_S`, or the user's
+        ``debounceMs`` when longer."""
+        return max(BACKGROUND_DELAY_S, self.settings.debounceMs / 1000.0)
 
     async def _analyse_document(self, uri: str) -> None:
         doc = self.documents.get(uri)
@@ -623,7 +673,7 @@ class OffloadLanguageServer(LanguageServer):
         for doc in self.documents:
             if doc.path is not None and doc.path != path and self.crates.same_crate(doc.path, path):
                 doc.analysed_version = -1
-                self.schedule_document(doc.uri)
+                self.schedule_document(doc.uri, self._background_delay_s())
 
     def reanalyse_open_documents(self) -> None:
         """Drop every open document's cached analysis and re-analyse it now."""
@@ -645,7 +695,8 @@ class OffloadLanguageServer(LanguageServer):
         self.schedule_document(td.uri, 0)
 
     def did_change(self, params: types.DidChangeTextDocumentParams) -> None:
-        """Apply incremental changes (ranges in the negotiated encoding); debounced re-analysis."""
+        """Apply incremental changes (ranges in the negotiated encoding); re-analysis at once,
+        or after ``debounceMs`` when the user set one (:meth:`schedule_document`)."""
         td = params.text_document
         if self.documents.change(td.uri, td.version, params.content_changes, self.encoding) is not None:
             self.schedule_document(td.uri)
@@ -744,15 +795,17 @@ class OffloadLanguageServer(LanguageServer):
         seconds (default: the debounce delay); ``force``: publish even if clean."""
         uri = uri or path.as_uri()
         if delay_s is None:
-            delay_s = self.settings.debounceMs / 1000.0
-        self.jobs.schedule(uri, delay_s, lambda: self._analyse_disk(path, uri, force))
+            delay_s = self._background_delay_s()
+        generation = self._disk_generation[path] = self._disk_generation.get(path, 0) + 1
+        self.jobs.schedule(uri, delay_s, lambda: self._analyse_disk(path, uri, force, generation))
 
-    async def _analyse_disk(self, path: Path, uri: str, force: bool = False) -> None:
+    async def _analyse_disk(self, path: Path, uri: str, force: bool = False, generation: int = 0) -> None:
         if self.documents.by_path(path) is not None:
             return  # the editor's text wins
         result = await asyncio.get_running_loop().run_in_executor(
             self.pool, analyse_file, path, self.settings.maxFileBytes, self.levels_for(path), self.crates)
-        self.publish_disk_result(result, uri, force)
+        if self._disk_generation.get(path, 0) == generation:  # else a newer read of the file is on its way
+            self.publish_disk_result(result, uri, force)
 
     def publish_disk_result(self, result: DiskResult, uri: str | None = None, force: bool = False) -> None:
         """Log a disk file's messages and publish its diagnostics (unless it is open).
@@ -779,16 +832,31 @@ class OffloadLanguageServer(LanguageServer):
         """(Re)start the background scan of every workspace ``.rs`` file."""
         if self._scan_task is not None:
             self._scan_task.cancel()
-        self._scan_task = asyncio.get_running_loop().create_task(self._scan())
+        # files the watcher reports from now on get their own analysis: the scan skips them
+        self._scan_task = asyncio.get_running_loop().create_task(self._scan(dict(self._disk_generation)))
 
-    async def _scan(self) -> None:
+    async def _documents_first(self) -> None:
+        """Wait while an open document's analysis is queued or running: the scan's batches
+        would slow it down (one interpreter lock), and the user is looking at it."""
+        while self._inflight:
+            await asyncio.wait([job for _, job in list(self._inflight.values())])
+
+    async def _scan(self, at_start: dict[Path, int]) -> None:
         loop = asyncio.get_running_loop()
         roots = self.workspace_roots()
         try:
+            # the documents an editor opens with the workspace arrive just after
+            # `initialized`: they go first
+            await asyncio.sleep(BACKGROUND_DELAY_S)
             paths = await loop.run_in_executor(self.pool, workspace_rust_files, roots)
             analysed = skipped = 0
             for batch in batches(paths):
-                todo = [p for p in batch if self.documents.by_path(p) is None]
+                await self._documents_first()
+                # open files are the editor's; files the watcher saw change since the scan
+                # was started have their own analysis
+                todo = [p for p in batch if self.documents.by_path(p) is None
+                        and self._disk_generation.get(p, 0) == at_start.get(p, 0)]
+                generations = {p: self._disk_generation.get(p, 0) for p in todo}
                 results = await loop.run_in_executor(
                     self.pool, analyse_batch, todo, self.settings.maxFileBytes, self.levels_for, self.crates)
                 for r in results:
@@ -796,7 +864,8 @@ class OffloadLanguageServer(LanguageServer):
                         skipped += 1
                     else:
                         analysed += 1
-                    self.publish_disk_result(r)
+                    if self._disk_generation.get(r.path, 0) == generations.get(r.path, 0):
+                        self.publish_disk_result(r)  # else the watcher saw it change: a newer read publishes
                 await asyncio.sleep(0)  # let queued requests run between batches
         except asyncio.CancelledError:
             raise
@@ -814,7 +883,7 @@ class OffloadLanguageServer(LanguageServer):
             if not deleted:
                 self.compiles.on_manifest_changed(path)
             self.cargo.invalidate()
-            self.jobs.schedule("\0cargo", self.settings.debounceMs / 1000.0, self.reanalyse_all)
+            self.jobs.schedule("\0cargo", self._background_delay_s(), self.reanalyse_all)
             return
         if path.suffix != ".rs" or self.documents.by_path(path) is not None:
             return  # open in the editor: the editor's text wins
@@ -822,7 +891,7 @@ class OffloadLanguageServer(LanguageServer):
             if self.crates.forget(path):
                 self._reanalyse_crate_mates(path)
         else:
-            self.jobs.schedule(f"\0crate {path}", self.settings.debounceMs / 1000.0,
+            self.jobs.schedule(f"\0crate {path}", self._background_delay_s(),
                                lambda p=path: self._refresh_crate_file(p))
         uri = path.as_uri()
         if deleted:

@@ -57,6 +57,15 @@ def query(name: str) -> Query:
     return Query(rust_language(), _text(name))
 
 
+def compile_all() -> int:
+    """Compile every ``grammars/rust/*.scm`` query now (a server's warm-up); returns how
+    many there are."""
+    names = sorted(p.stem for p in (data_dir("grammars") / "rust").glob("*.scm"))
+    for name in names:
+        query(name)
+    return len(names)
+
+
 def captures(name: str, node: Node) -> dict[str, list[Node]]:
     """Run query ``name`` on ``node``; capture name -> nodes in document order."""
     found = QueryCursor(query(name)).captures(node)

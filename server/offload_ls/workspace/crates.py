@@ -93,11 +93,16 @@ class CrateIndexes:
         root = crate_root(path) if path is not None else None
         return self._index(root) if root is not None else None
 
-    def view(self, path: Path | None) -> CrateView | None:
-        """The rest of ``path``'s crate as a ``CrateView``; ``None`` outside a crate."""
-        index = self._index_of(path)
-        if index is None:
+    def view(self, path: Path | None, own_items_follow: bool = False) -> CrateView | None:
+        """The rest of ``path``'s crate as a ``CrateView``; ``None`` outside a crate.
+
+        ``own_items_follow``: the caller analyses ``path``'s text now and then gives its
+        items to :meth:`update` (the server with an open document), so a crate indexed
+        for the first time here does not read ``path`` from disk too."""
+        root = crate_root(path) if path is not None else None
+        if root is None:
             return None
+        index = self._index(root, skip=os.path.abspath(path) if own_items_follow else None)
         with self._lock:
             return index.view(os.path.abspath(path))
 
@@ -140,13 +145,15 @@ class CrateIndexes:
         ra = crate_root(a)
         return ra is not None and ra == crate_root(b)
 
-    def _index(self, root: Path) -> CrateIndex:
+    def _index(self, root: Path, skip: str | None = None) -> CrateIndex:
         with self._lock:
             found = self._indexes.get(root)
         if found is not None:
             return found
         index = CrateIndex()
         for f in crate_files(root):
+            if skip is not None and os.path.abspath(f) == skip:
+                continue
             items = self._read(f)
             if items is not None:
                 index.set(items)
