@@ -117,6 +117,13 @@ def test_no_compiler_outlives_the_session(tmp_path, how):
         expected = {"shutdown+exit": 0, "exit": 1, "pipe-closed": 1, "sigterm": 128 + signal.SIGTERM}[how]
         assert status == expected, server.stderr_tail()
         wait_until(lambda: not alive(token), 10, f"the compile processes to end: {alive(token)}")
+        # one line says why it left; no tracebacks
+        reason = {"shutdown+exit": "session ended (shutdown, then exit)", "exit": "exit without shutdown",
+                  "pipe-closed": "the client closed the connection", "sigterm": "stopped by signal SIGTERM"}[how]
+        stderr = server.stderr_path.read_text(errors="replace")
+        assert "Traceback" not in stderr
+        last = stderr.splitlines()[-1]
+        assert last.startswith(f"offload-ls: {reason}") and last.endswith(f"exit status {expected}"), stderr
     finally:
         for pid, _, _ in alive(token):
             os.kill(pid, signal.SIGKILL)

@@ -105,6 +105,8 @@ class OffloadProtocol(LanguageServerProtocol):
 
     _server: "OffloadLanguageServer"
     _initialize_seen = False
+    #: the client sent `exit` (the session did not end by the pipe closing)
+    exit_seen = False
 
     def structure_message(self, data):
         """pygls' decoding, but a message it cannot decode is kept for an error reply
@@ -157,6 +159,8 @@ class OffloadProtocol(LanguageServerProtocol):
             super().handle_message(message)  # a response from the client
             return
         request = isinstance(message, RPCRequest)
+        if method == types.EXIT:
+            self.exit_seen = True
         if method == types.INITIALIZE:
             if self._initialize_seen:
                 self.send_error(message.id, wire.INVALID_REQUEST, "initialize may only be sent once")
@@ -965,6 +969,16 @@ def create_server() -> OffloadLanguageServer:
     return server
 
 
+
+def session_end_reason(signalled: list[int], exit_seen: bool, shutdown_seen: bool) -> str:
+    """The one line the server writes to stderr as it leaves: why the session ended."""
+    if signalled:
+        return f"stopped by signal {signal.Signals(signalled[0]).name}"
+    if exit_seen:
+        return "session ended (shutdown, then exit)" if shutdown_seen else "exit without shutdown"
+    return "the client closed the connection"
+
+
 def serve_stdio() -> None:
     """Run the language server over stdin/stdout until the client sends ``exit`` (or
     closes the pipe, or a SIGTERM/SIGHUP arrives), then exit the process.
@@ -985,16 +999,20 @@ def serve_stdio() -> None:
         signal.signal(sig, on_signal)
     server = create_server()
     set_guard(server.program_refusal)
+    killed = 0
     try:
         server.start_io(stdin=wire.ResyncStdin(sys.stdin.buffer))
     finally:
         # However the session ended (exit, end of input, a crash), no compiler or program
         # the server started outlives it.
-        kill_all()
+        killed = kill_all()
     # pygls swallows the SystemExit of `exit` (and of the signal handler): give the
     # status here, and leave at once: a worker thread may still be blocked reading stdin,
     # and the interpreter's exit would wait for it.
     status = 128 + signalled[0] if signalled else (0 if server.protocol._shutdown else 1)
+    stopped = f"; killed {killed} program{'s' if killed != 1 else ''} it had started" if killed else ""
+    print(f"offload-ls: {session_end_reason(signalled, server.protocol.exit_seen, server.protocol._shutdown)}"
+          f"{stopped}; exit status {status}", file=sys.stderr)
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -272,8 +272,10 @@ async def _supervise(proc, argv: tuple[str, ...], start: float, timeout: float, 
         if dropped:
             sink.append(f"[offload-ls: {dropped} more bytes of output were not kept]")
 
-    readers = asyncio.gather(pump(proc.stdout, out_lines, on_stdout_line),
-                             pump(proc.stderr, err_lines, on_stderr_line))
+    # two tasks, no gather: a gather cancelled with them (the loop's teardown at `exit`)
+    # ends with an exception of its own that nobody retrieves (asyncio logs it)
+    readers = [asyncio.ensure_future(pump(proc.stdout, out_lines, on_stdout_line)),
+               asyncio.ensure_future(pump(proc.stderr, err_lines, on_stderr_line))]
     waiter = asyncio.ensure_future(proc.wait())
     cancel_wait = asyncio.ensure_future(cancel.wait()) if cancel is not None else None
     try:
@@ -287,13 +289,13 @@ async def _supervise(proc, argv: tuple[str, ...], start: float, timeout: float, 
         else:
             # The direct child exited; kill any grandchildren it left in the group.
             _kill_group(proc.pid)
-        try:
-            await asyncio.wait_for(readers, timeout=5)
-        except asyncio.TimeoutError:
-            pass
+        await asyncio.wait(readers, timeout=5)
+        for task in readers:
+            if task.done() and not task.cancelled() and task.exception() is not None:
+                raise task.exception()
     finally:
         # Also when this coroutine is cancelled: no helper task is left pending.
-        for task in (readers, waiter, cancel_wait):
+        for task in (*readers, waiter, cancel_wait):
             if task is not None and not task.done():
                 task.cancel()
                 task.add_done_callback(_retrieve)
