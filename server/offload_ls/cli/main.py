@@ -89,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "[package|workspace.metadata.offload-ls] < --warn/--deny/--allow. "
                     "Exit status 1 when a deny-level finding exists, 2 on errors.",
     )
-    check.add_argument("paths", nargs="+", metavar="PATH", help=".rs file, crate or directory")
+    check.add_argument("paths", nargs="*", default=["."], metavar="PATH",
+                       help=".rs file, crate or directory (default: the current directory)")
     check.add_argument("--format", choices=("text", "json", "sarif"), default="text",
                        help="output format (default: text)")
     check.add_argument("-o", "--output", metavar="FILE",

@@ -1,0 +1,70 @@
+"""``cargo offload ..``: the real cargo runs the ``cargo-offload`` entry point installed
+beside this interpreter (cargo finds external subcommands on PATH)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cli_helpers import FIXTURES, SCALE_N, SCALE_X, SCALE_X_HELP, only
+
+from offload_ls.cli.cargo import translate
+
+pytestmark = pytest.mark.toolchain
+
+#: Debian's cargo (``make toolchain``) first: a rustup proxy without a toolchain answers nothing
+CARGO = "/usr/bin/cargo" if os.path.exists("/usr/bin/cargo") else shutil.which("cargo")
+BIN = Path(sys.executable).parent
+
+
+def _cargo(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    if CARGO is None:
+        pytest.skip("no cargo (`make toolchain` installs Debian's cargo-web)")
+    assert (BIN / "cargo-offload").exists(), "cargo-offload is not installed: pip install -e ."
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return subprocess.run([CARGO, "offload", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          encoding="utf-8", timeout=120)
+
+
+def _in_crate(line: str) -> str:
+    """A finding line as printed from inside ``warn_crate`` (paths relative to it)."""
+    return line.replace("warn_crate/", "", 1)
+
+
+def test_cargo_offload_check_lints_the_crate_of_the_current_directory():
+    proc = _cargo("check", *only(), cwd=FIXTURES / "warn_crate")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    assert proc.stdout.splitlines() == [_in_crate(SCALE_X), SCALE_X_HELP, _in_crate(SCALE_N),
+                                        "0 errors, 2 warnings in 2 files"]
+
+
+def test_cargo_offload_check_with_a_manifest_path_and_deny_exit_status():
+    proc = _cargo("check", "--manifest-path", "deny_crate/Cargo.toml", "--format", "json", *only(),
+                  cwd=FIXTURES)
+    assert proc.returncode == 1, proc.stderr
+    assert '"file": "deny_crate/src/lib.rs"' in proc.stdout
+
+
+def test_cargo_offload_without_a_command_or_with_an_unknown_one():
+    proc = _cargo(cwd=FIXTURES)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("usage: cargo offload COMMAND [ARGS]\n")
+    proc = _cargo("profile", cwd=FIXTURES)
+    assert proc.returncode == 2
+    assert proc.stderr == ("cargo offload: no command `profile` (profiling is not part of this offload-ls "
+                           "version); commands: check, build, run, doctor, rules\n")
+
+
+def test_cargo_arguments_become_offload_ls_arguments():
+    assert translate(["offload", "check"]) == ["check"]
+    assert translate(["offload", "check", "--manifest-path", "a/Cargo.toml", "-D", "x"]) == ["check", "-D", "x", "a"]
+    assert translate(["offload", "run", "--manifest-path=a/Cargo.toml", "--", "--n", "5"]) == \
+        ["run", "a/Cargo.toml", "--", "--n", "5"]
+    assert translate(["offload", "build", "--bin", "demo"]) == ["build", "--bin", "demo"]
+    assert translate(["offload"]) == []
+    assert translate(["offload", "bench"]) == ("cargo offload: no command `bench`; commands: check, build, "
+                                               "run, doctor, rules")
