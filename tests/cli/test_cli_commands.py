@@ -6,6 +6,8 @@ import json
 import sys
 import types
 
+from cli_helpers import FIXTURES, only
+
 from offload_ls import __version__
 from offload_ls.analysis.rules import all_rules
 from offload_ls.resources import rule_doc_path
@@ -89,13 +91,18 @@ def test_unknown_rule_is_a_usage_error_listing_known_rules(cli):
         f"offload-ls check: error: argument -D/--deny: unknown rule `no_such_rule` (known rules: {known})")
 
 
-def test_unknown_format_and_missing_path_are_usage_errors(cli):
+def test_unknown_format_is_a_usage_error(cli):
     rc, _, err = cli("check", ".", "--format", "xml")
     assert rc == 2
     assert "argument --format: invalid choice: 'xml'" in err
-    rc, _, err = cli("check")
-    assert rc == 2
-    assert err.splitlines()[-1] == "offload-ls check: error: the following arguments are required: PATH"
+
+
+def test_check_without_a_path_checks_the_current_directory(cli, monkeypatch):
+    monkeypatch.chdir(FIXTURES / "deny_crate")
+    assert cli("check", "--format", "json", *only()) == cli("check", ".", "--format", "json", *only())
+    rc, out, _ = cli("check", "--format", "json", *only())
+    assert rc == 1
+    assert [(i["file"], i["line"], i["severity"]) for i in json.loads(out)] == [("src/lib.rs", 2, "error")]
 
 
 def test_max_file_bytes_must_be_positive(cli):
