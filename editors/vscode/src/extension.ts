@@ -15,6 +15,7 @@ import {
   type Executable,
   type LanguageClientOptions,
 } from "vscode-languageclient/node";
+import * as os from "node:os";
 import * as readline from "node:readline";
 
 import {
@@ -260,7 +261,15 @@ class OffloadExtension implements vscode.Disposable {
     this.setBase(STARTING_STATUS);
     const config = vscode.workspace.getConfiguration(SECTION);
     const resolution = await resolveServerCommand(
-      { path: config.get<string | null>("server.path"), python: config.get<string | null>("server.python") },
+      {
+        path: config.get<string | null>("server.path"),
+        python: config.get<string | null>("server.python"),
+        workspaceFolders: (vscode.workspace.workspaceFolders ?? [])
+          .filter((f) => f.uri.scheme === "file")
+          .map((f) => f.uri.fsPath),
+        selectedPython: await selectedPythonInterpreter(),
+        home: os.homedir(),
+      },
       nodeProbes,
     );
     if (!resolution.ok) {
@@ -373,4 +382,28 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 export async function deactivate(): Promise<void> {
   await extension?.stop();
   extension = undefined;
+}
+
+/** The interpreter the Python extension (ms-python.python) selected for the first
+ * workspace folder, or `undefined` (extension absent, inactive or without an answer
+ * within two seconds). Uses its `environments.getActiveEnvironmentPath` API. */
+async function selectedPythonInterpreter(): Promise<string | undefined> {
+  const ext = vscode.extensions.getExtension("ms-python.python");
+  if (ext === undefined) {
+    return undefined;
+  }
+  const lookup = (async () => {
+    try {
+      const api = (ext.isActive ? ext.exports : await ext.activate()) as
+        | { environments?: { getActiveEnvironmentPath?: (resource?: vscode.Uri) => { path?: string } } }
+        | undefined;
+      const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+      const found = api?.environments?.getActiveEnvironmentPath?.(folder)?.path;
+      return typeof found === "string" && found.length > 0 ? found : undefined;
+    } catch {
+      return undefined;
+    }
+  })();
+  const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2000));
+  return Promise.race([lookup, timeout]);
 }

@@ -3,20 +3,34 @@
  * import (unit-tested in test/serverCommand.test.ts; the real probes are in probe.ts).
  *
  * Order: `offload-ls.server.path` if set (run as `<path> serve`), else
- * `offload-ls.server.python` if set (`<python> -m offload_ls serve`), else `offload-ls` on
- * PATH, then `python3 -m offload_ls`, then `python -m offload_ls`. A candidate counts when
- * it is an executable file and `<candidate> --version` (`<python> -m offload_ls --version`)
- * exits 0 within the timeout: a leftover shim or an interpreter without the package does not.
- * A setting that is set but does not work is an error; there is no fallback behind it.
+ * `offload-ls.server.python` if set (`<python> -m offload_ls serve`); else, with no setting:
+ * each workspace folder's `.venv/bin/offload-ls` and `venv/bin/offload-ls`, then the
+ * interpreter the Python extension selected (`<python> -m offload_ls`), then `offload-ls`
+ * on PATH, then `~/.local/bin/offload-ls` (pip --user and pipx install there; VS Code's
+ * server often has a PATH without it), then `python3 -m offload_ls`, then `python -m
+ * offload_ls`. A candidate counts when it is an executable file and `<candidate> --version`
+ * (`<python> -m offload_ls --version`) exits 0 within the timeout: a leftover shim or an
+ * interpreter without the package does not. A setting that is set but does not work is an
+ * error; there is no fallback behind it.
  */
 
-/** The install hint shown when no server is found. */
-export const INSTALL_HINT = "pip install -e /path/to/offload-ls (an offload-ls checkout; it is not on PyPI)";
+/** The install hint shown when no server is found: after it, the extension finds the
+ * server by itself (the workspace's `.venv`). */
+export const INSTALL_HINT =
+  "in the workspace folder, run `python3 -m venv .venv && .venv/bin/pip install /path/to/offload-ls` " +
+  "(an offload-ls checkout; it is not on PyPI), then reload the window";
 
-/** The `server` settings of the extension (`offload-ls.server.path` / `.python`). */
+/** The `server` settings of the extension (`offload-ls.server.path` / `.python`) and what
+ * the no-setting search looks at. */
 export interface ServerConfig {
   path?: string | null;
   python?: string | null;
+  /** absolute paths of the workspace folders (their `.venv` / `venv` are searched) */
+  workspaceFolders?: readonly string[];
+  /** the interpreter the Python extension selected, if any */
+  selectedPython?: string | null;
+  /** the user's home directory (for `~/.local/bin`) */
+  home?: string | null;
 }
 
 /** The outcome of running a program. `code` is `null` when it could not run or timed out. */
@@ -135,11 +149,43 @@ export async function resolveServerCommand(config: ServerConfig, probes: Probes)
     };
   }
   const tried: string[] = [];
+  for (const folder of config.workspaceFolders ?? []) {
+    for (const venv of [".venv", "venv"]) {
+      const candidate = `${folder.replace(/\/+$/, "")}/${venv}/bin/offload-ls`;
+      const r = await check(probes, candidate, ["--version"]);
+      if (r.problem === undefined) {
+        return { ok: true, command: r.path!, args: ["serve"], description: `the workspace's ${venv}: ${r.path}` };
+      }
+      tried.push(`${candidate}: ${r.problem}`);
+    }
+  }
+  const selected = nonEmpty(config.selectedPython);
+  if (selected !== undefined) {
+    const r = await check(probes, selected, ["-m", "offload_ls", "--version"]);
+    if (r.problem === undefined) {
+      return {
+        ok: true,
+        command: r.path!,
+        args: ["-m", "offload_ls", "serve"],
+        description: `the Python extension's interpreter: ${r.path} -m offload_ls`,
+      };
+    }
+    tried.push(`${selected} -m offload_ls (the Python extension's interpreter): ${r.problem}`);
+  }
   const script = await check(probes, "offload-ls", ["--version"]);
   if (script.problem === undefined) {
     return { ok: true, command: script.path!, args: ["serve"], description: `offload-ls on PATH: ${script.path}` };
   }
   tried.push(`offload-ls: ${script.problem}`);
+  const home = nonEmpty(config.home);
+  if (home !== undefined) {
+    const candidate = `${home.replace(/\/+$/, "")}/.local/bin/offload-ls`;
+    const r = await check(probes, candidate, ["--version"]);
+    if (r.problem === undefined) {
+      return { ok: true, command: r.path!, args: ["serve"], description: `~/.local/bin: ${r.path}` };
+    }
+    tried.push(`${candidate}: ${r.problem}`);
+  }
   for (const interpreter of DEFAULT_PYTHONS) {
     const r = await check(probes, interpreter, ["-m", "offload_ls", "--version"]);
     if (r.problem === undefined) {

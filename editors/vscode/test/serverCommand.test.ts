@@ -75,11 +75,16 @@ test("nothing works: an error with every candidate and the install command", asy
     "python3 -m offload_ls: `/usr/bin/python3 -m offload_ls --version` failed (exit status 1: /usr/bin/python3: No module named offload_ls)",
     "python -m offload_ls: not found (no executable file of that name on PATH or at that path)",
   ]);
-  assert.equal(INSTALL_HINT, "pip install -e /path/to/offload-ls (an offload-ls checkout; it is not on PyPI)");
+  assert.equal(
+    INSTALL_HINT,
+    "in the workspace folder, run `python3 -m venv .venv && .venv/bin/pip install /pa" +
+      "th/to/offload-ls` (an offload-ls checkout; it is not on PyPI), then reload the window",
+  );
   assert.equal(
     r.message,
     "The offload-ls language server was not found. Install the server: " +
-      "pip install -e /path/to/offload-ls (an offload-ls checkout; it is not on PyPI), " +
+      INSTALL_HINT +
+      ", " +
       "or set offload-ls.server.path (a command) or offload-ls.server.python (an interpreter). " +
       `Tried: ${r.tried.join("; ")}.`,
   );
@@ -96,7 +101,7 @@ test("a server.path that does not exist is an error, with no fallback", async ()
   const { probes, calls } = fake({ "offload-ls": "/usr/bin/offload-ls" });
   const r = await resolveServerCommand({ path: "/nope/offload-ls" }, probes);
   assert.equal(r.ok, false);
-  assert.ok(!r.ok && r.message.startsWith('offload-ls.server.path is "/nope/offload-ls", which does not work. Install the server: pip install -e /path/to/offload-ls'));
+  assert.ok(!r.ok && r.message.startsWith('offload-ls.server.path is "/nope/offload-ls", which does not work. Install the server: in the workspace folder, run `python3 -m venv .venv'));
   assert.deepEqual(!r.ok && r.tried, ["/nope/offload-ls: not found (no executable file of that name on PATH or at that path)"]);
   assert.deepEqual(calls, ["which /nope/offload-ls"]);
 });
@@ -122,4 +127,52 @@ test("a --version that does not finish counts as failed", async () => {
   const { probes } = fake({ "/slow": "/slow" }, { "/slow --version": { code: null, stdout: "", stderr: "" } });
   const r = await resolveServerCommand({ path: "/slow" }, probes);
   assert.deepEqual(!r.ok && r.tried, ["/slow: `/slow --version` failed (did not finish)"]);
+});
+
+test("no setting: the workspace's .venv, then venv, before the Python extension's interpreter and PATH", async () => {
+  const { probes, calls } = fake({
+    "/w/a/venv/bin/offload-ls": "/w/a/venv/bin/offload-ls",
+    "/opt/py/bin/python": "/opt/py/bin/python",
+    "offload-ls": "/usr/bin/offload-ls",
+  });
+  const r = await resolveServerCommand({ workspaceFolders: ["/w/a/"], selectedPython: "/opt/py/bin/python" }, probes);
+  assert.deepEqual(r, {
+    ok: true,
+    command: "/w/a/venv/bin/offload-ls",
+    args: ["serve"],
+    description: "the workspace's venv: /w/a/venv/bin/offload-ls",
+  });
+  assert.deepEqual(calls, [
+    "which /w/a/.venv/bin/offload-ls",
+    "which /w/a/venv/bin/offload-ls",
+    "run /w/a/venv/bin/offload-ls --version",
+  ]);
+});
+
+test("no setting: the Python extension's interpreter, then PATH, then ~/.local/bin", async () => {
+  const selected = fake(
+    { "/opt/py/bin/python": "/opt/py/bin/python", "offload-ls": "/usr/bin/offload-ls" },
+  );
+  const r1 = await resolveServerCommand({ workspaceFolders: ["/w"], selectedPython: "/opt/py/bin/python" }, selected.probes);
+  assert.deepEqual(r1.ok && [r1.command, ...r1.args, r1.description], [
+    "/opt/py/bin/python", "-m", "offload_ls", "serve",
+    "the Python extension's interpreter: /opt/py/bin/python -m offload_ls",
+  ]);
+
+  // the selected interpreter lacks the package and PATH has no offload-ls: pipx's ~/.local/bin
+  const local = fake(
+    { "/opt/py/bin/python": "/opt/py/bin/python", "/home/u/.local/bin/offload-ls": "/home/u/.local/bin/offload-ls" },
+    { "/opt/py/bin/python -m offload_ls --version": noModule },
+  );
+  const r2 = await resolveServerCommand({ selectedPython: "/opt/py/bin/python", home: "/home/u" }, local.probes);
+  assert.deepEqual(r2.ok && [r2.command, ...r2.args, r2.description], [
+    "/home/u/.local/bin/offload-ls", "serve", "~/.local/bin: /home/u/.local/bin/offload-ls",
+  ]);
+  assert.deepEqual(local.calls, [
+    "which /opt/py/bin/python",
+    "run /opt/py/bin/python -m offload_ls --version",
+    "which offload-ls",
+    "which /home/u/.local/bin/offload-ls",
+    "run /home/u/.local/bin/offload-ls --version",
+  ]);
 });
