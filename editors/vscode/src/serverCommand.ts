@@ -118,85 +118,90 @@ function noServer(headline: string, tried: string[]): NoServer {
   };
 }
 
+/** A program to try: an `offload-ls` script (`python: false`) or an interpreter to run
+ * `-m offload_ls` with; `name` labels it in the list of candidates tried, `describe` the
+ * chosen one in the log. */
+interface Candidate {
+  program: string;
+  python: boolean;
+  name: string;
+  describe: (path: string) => string;
+}
+
+const VERSION_ARGS = { script: ["--version"], python: ["-m", "offload_ls", "--version"] };
+
+function found(path: string, python: boolean, description: string): ServerCommand {
+  return { ok: true, command: path, args: python ? ["-m", "offload_ls", "serve"] : ["serve"], description };
+}
+
+/** The candidates of the search with no setting, in order (see the top of this file). */
+function searchCandidates(config: ServerConfig): Candidate[] {
+  const out: Candidate[] = [];
+  for (const folder of config.workspaceFolders ?? []) {
+    for (const venv of [".venv", "venv"]) {
+      const program = `${folder.replace(/\/+$/, "")}/${venv}/bin/offload-ls`;
+      out.push({ program, python: false, name: program, describe: (p) => `the workspace's ${venv}: ${p}` });
+    }
+  }
+  const selected = nonEmpty(config.selectedPython);
+  if (selected !== undefined) {
+    out.push({
+      program: selected,
+      python: true,
+      name: `${selected} -m offload_ls (the Python extension's interpreter)`,
+      describe: (p) => `the Python extension's interpreter: ${p} -m offload_ls`,
+    });
+  }
+  out.push({ program: "offload-ls", python: false, name: "offload-ls", describe: (p) => `offload-ls on PATH: ${p}` });
+  const home = nonEmpty(config.home);
+  if (home !== undefined) {
+    const program = `${home.replace(/\/+$/, "")}/.local/bin/offload-ls`;
+    out.push({ program, python: false, name: program, describe: (p) => `~/.local/bin: ${p}` });
+  }
+  for (const interpreter of DEFAULT_PYTHONS) {
+    out.push({
+      program: interpreter,
+      python: true,
+      name: `${interpreter} -m offload_ls`,
+      describe: (p) => `${interpreter} on PATH: ${p} -m offload_ls`,
+    });
+  }
+  return out;
+}
+
 /** Resolve the server command from the settings.
  *
- * @param config `offload-ls.server.path` / `offload-ls.server.python` (empty = unset).
+ * @param config `offload-ls.server.path` / `offload-ls.server.python` (empty = unset) and
+ *   what the search with no setting looks at.
  * @param probes `which` and `run` (see probe.ts for the real ones).
  * @returns the command and arguments, or why none works (with the install hint).
  */
 export async function resolveServerCommand(config: ServerConfig, probes: Probes): Promise<Resolution> {
   const path = nonEmpty(config.path);
   if (path !== undefined) {
-    const r = await check(probes, path, ["--version"]);
+    const r = await check(probes, path, VERSION_ARGS.script);
     if (r.problem !== undefined) {
       return noServer(`offload-ls.server.path is "${path}", which does not work.`, [`${path}: ${r.problem}`]);
     }
-    return { ok: true, command: r.path!, args: ["serve"], description: `offload-ls.server.path: ${r.path}` };
+    return found(r.path!, false, `offload-ls.server.path: ${r.path}`);
   }
   const python = nonEmpty(config.python);
   if (python !== undefined) {
-    const r = await check(probes, python, ["-m", "offload_ls", "--version"]);
+    const r = await check(probes, python, VERSION_ARGS.python);
     if (r.problem !== undefined) {
       return noServer(`offload-ls.server.python is "${python}", which cannot run offload_ls.`, [
         `${python} -m offload_ls: ${r.problem}`,
       ]);
     }
-    return {
-      ok: true,
-      command: r.path!,
-      args: ["-m", "offload_ls", "serve"],
-      description: `offload-ls.server.python: ${r.path} -m offload_ls`,
-    };
+    return found(r.path!, true, `offload-ls.server.python: ${r.path} -m offload_ls`);
   }
   const tried: string[] = [];
-  for (const folder of config.workspaceFolders ?? []) {
-    for (const venv of [".venv", "venv"]) {
-      const candidate = `${folder.replace(/\/+$/, "")}/${venv}/bin/offload-ls`;
-      const r = await check(probes, candidate, ["--version"]);
-      if (r.problem === undefined) {
-        return { ok: true, command: r.path!, args: ["serve"], description: `the workspace's ${venv}: ${r.path}` };
-      }
-      tried.push(`${candidate}: ${r.problem}`);
-    }
-  }
-  const selected = nonEmpty(config.selectedPython);
-  if (selected !== undefined) {
-    const r = await check(probes, selected, ["-m", "offload_ls", "--version"]);
+  for (const c of searchCandidates(config)) {
+    const r = await check(probes, c.program, c.python ? VERSION_ARGS.python : VERSION_ARGS.script);
     if (r.problem === undefined) {
-      return {
-        ok: true,
-        command: r.path!,
-        args: ["-m", "offload_ls", "serve"],
-        description: `the Python extension's interpreter: ${r.path} -m offload_ls`,
-      };
+      return found(r.path!, c.python, c.describe(r.path!));
     }
-    tried.push(`${selected} -m offload_ls (the Python extension's interpreter): ${r.problem}`);
-  }
-  const script = await check(probes, "offload-ls", ["--version"]);
-  if (script.problem === undefined) {
-    return { ok: true, command: script.path!, args: ["serve"], description: `offload-ls on PATH: ${script.path}` };
-  }
-  tried.push(`offload-ls: ${script.problem}`);
-  const home = nonEmpty(config.home);
-  if (home !== undefined) {
-    const candidate = `${home.replace(/\/+$/, "")}/.local/bin/offload-ls`;
-    const r = await check(probes, candidate, ["--version"]);
-    if (r.problem === undefined) {
-      return { ok: true, command: r.path!, args: ["serve"], description: `~/.local/bin: ${r.path}` };
-    }
-    tried.push(`${candidate}: ${r.problem}`);
-  }
-  for (const interpreter of DEFAULT_PYTHONS) {
-    const r = await check(probes, interpreter, ["-m", "offload_ls", "--version"]);
-    if (r.problem === undefined) {
-      return {
-        ok: true,
-        command: r.path!,
-        args: ["-m", "offload_ls", "serve"],
-        description: `${interpreter} on PATH: ${r.path} -m offload_ls`,
-      };
-    }
-    tried.push(`${interpreter} -m offload_ls: ${r.problem}`);
+    tried.push(`${c.name}: ${r.problem}`);
   }
   return noServer("The offload-ls language server was not found.", tried);
 }
