@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup demo test bench toolchain doctor clean
+.PHONY: setup demo test bench toolchain doctor clean vscode-e2e
 
 # Debian 12 packages of the offload toolchain (docs/offload-notes.md). Needs root.
 TOOLCHAIN_PACKAGES := rustc-web cargo-web rust-web-src clang-22 lld-22 llvm-22 llvm-22-tools \
@@ -45,6 +45,21 @@ toolchain:
 	  if [ "$$(id -u)" != 0 ]; then echo "installing the toolchain needs root: sudo make toolchain"; exit 2; fi; \
 	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(TOOLCHAIN_PACKAGES); \
 	fi
+
+# A real VS Code for tests/editors/test_vscode_e2e.py: code-server 4.100.3 (the newest on
+# Node 20) and playwright-core under editors/vscode/e2e, driving Debian's chromium. Offline
+# install steps: node-gyp uses the installed Node's headers, node-pty's npx step must not
+# prompt, @vscode/ripgrep finds Debian's rg in its download cache instead of GitHub, and
+# code-server's postinstall needs unsafe-perm as root. Debian packages (as root):
+# chromium libkrb5-dev ripgrep.
+RG_CACHE := $(or $(TMPDIR),/tmp)/vscode-ripgrep-cache-1.15.11
+vscode-e2e:
+	@command -v rg >/dev/null && command -v chromium >/dev/null || \
+	  { echo "needs Debian's chromium, ripgrep and libkrb5-dev: sudo apt-get install chromium ripgrep libkrb5-dev"; exit 2; }
+	@mkdir -p $(RG_CACHE) && d=$$(mktemp -d) && cp "$$(command -v rg)" $$d/rg && \
+	  tar -czf $(RG_CACHE)/ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz -C $$d rg && rm -rf $$d
+	cd editors/vscode/e2e && npm_config_nodedir=/usr npm_config_yes=true npm_config_unsafe_perm=true \
+	  npm ci --no-audit --no-fund
 
 doctor: setup
 	$(BIN)/offload-ls doctor
