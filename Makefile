@@ -20,14 +20,24 @@ $(BIN)/.installed: pyproject.toml
 
 setup: $(BIN)/.installed
 
-# Lint the bundled example crates. Exit status 1 from `check` means "deny-level findings
-# were printed" (the lint gallery has them on purpose), so it is not a failure here.
+# The product's main job on the bundled examples: lint them, then build the correct crate
+# and run it on libomptarget's Virtual Host Device (no GPU needed) with the run report. As
+# root it installs the offload toolchain first; otherwise, without it, it says the one
+# command to run and lints only. Exit status 1 from `check` means "deny-level findings were
+# printed" (the lint gallery has them on purpose), so it is not a failure here.
 demo: setup
+	@if dpkg -s $(TOOLCHAIN_PACKAGES) >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ]; then $(MAKE) --no-print-directory toolchain; \
+	else echo "== the offload toolchain is not installed: run 'sudo make toolchain', then 'make demo' again (lints only now)"; fi
 	@echo "== offload-ls check examples/rust-cuda-style examples/lint-gallery"
 	@$(BIN)/offload-ls check examples/rust-cuda-style examples/lint-gallery; \
 	  status=$$?; [ $$status -le 1 ] || exit $$status
 	@echo "== offload-ls check examples/offload-kernels (a correct crate: no findings expected)"
 	@$(BIN)/offload-ls check examples/offload-kernels
+	@if dpkg -s $(TOOLCHAIN_PACKAGES) >/dev/null 2>&1; then \
+	  echo "== offload-ls run --device-image host examples/offload-kernels (build, then run on the Virtual Host Device)"; \
+	  $(BIN)/offload-ls run --device-image host examples/offload-kernels; \
+	fi
 
 # The VS Code extension's checks (tsc, unit tests, stdio smoke test against this checkout's
 # server, .vsix packaging) run first when npm is available; pytest's summary comes last.
