@@ -55,9 +55,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from offload_ls.analysis.cache import AnalysisCache
-from offload_ls.analysis.engine import analyze_tree
-from offload_ls.syntax.parse import ParsedFile, TextEdit, parse
+import _project_python  # noqa: E402 - before offload_ls: re-runs under .venv if needed
+
+_project_python.ensure()
+
+from offload_ls.analysis.cache import AnalysisCache  # noqa: E402
+from offload_ls.analysis.engine import analyze_tree  # noqa: E402
+from offload_ls.syntax.parse import ParsedFile, TextEdit, parse  # noqa: E402
 
 TARGET_FULL_PARSE_RATIO = 3.0  # issue 11: cold analysis within 3x the bare parse
 TARGET_EDIT_MS = 8.0  # issue 9
@@ -500,6 +504,8 @@ def bench_lsp(argv: list[str], source: bytes, open_text: str | None, changes: in
                 },
             })
             stamp, init = client.wait_for(lambda m: m.get("id") == rid, timeout_s)
+            if not isinstance(init.get("result"), dict):
+                raise RuntimeError(f"`initialize` was not answered with a result: {json.dumps(init)[:200]}")
             figures.initialize_s = stamp - started
             figures.encoding = init.get("result", {}).get("capabilities", {}).get("positionEncoding", "utf-16")
             client.notify("initialized", {})
@@ -531,7 +537,7 @@ def bench_lsp(argv: list[str], source: bytes, open_text: str | None, changes: in
                 stamp, msg = client.wait_for(published(uri, version), timeout_s)
                 figures.changes_s.append(stamp - t0)
                 figures.diagnostics = len(msg["params"]["diagnostics"])
-        except (TimeoutError, RuntimeError) as exc:
+        except (TimeoutError, RuntimeError, OSError) as exc:  # OSError: the server closed its stdin
             err = (root / "server.stderr").read_bytes().decode(errors="replace")
             figures.error = f"{exc}; server stderr (last 1000 characters):\n{err[-1000:]}"
         finally:
@@ -582,6 +588,7 @@ def main(argv: list[str] | None = None) -> int:
                  f"<= {TARGET_EDIT_MS:g} median", "met" if med <= TARGET_EDIT_MS else "MISSED"))
     rows.append(("    of which ParsedFile.apply", len(applying), *summary(applying), "", ""))
     notes = []
+    failed = 0  # servers whose measure could not be made (exit status 1 after the table)
     if not args.no_lsp:
         opened = open_file_text()
         if opened is None:
@@ -591,9 +598,15 @@ def main(argv: list[str] | None = None) -> int:
             notes.append(f"(d) opens {opened[1]}: {opened[0].count(chr(10))} lines")
         servers = [("offload-ls", [sys.executable, "-m", "offload_ls.lsp"])]
         for cmd in args.compare:
-            argv_cmd = shlex.split(cmd)
+            try:
+                argv_cmd = shlex.split(cmd)
+            except ValueError as exc:
+                notes.append(f"--compare {cmd!r}: not a command line ({exc})")
+                failed += 1
+                continue
             if not argv_cmd or shutil.which(argv_cmd[0]) is None:
                 notes.append(f"--compare {cmd!r}: no such program on PATH")
+                failed += 1
                 continue
             program = next((a for a in argv_cmd if "=" not in a and a != "env"), argv_cmd[0])
             servers.append((Path(program).name, argv_cmd))
@@ -618,6 +631,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append((f"(e) {name}: process start -> initialize result", 1, ms, ms, "-", "-"))
             if figs.error:
                 notes.append(f"{name}: stopped: {figs.error}")
+                failed += 1
 
     width = max(len(r[0]) for r in rows)
     print()
@@ -647,7 +661,7 @@ def main(argv: list[str] | None = None) -> int:
                 analyze_tree(pf.source, pf.root, cache=cache)
 
         print(profile("(b) 10 one-line edits", edit_runs))
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -29,6 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+import _project_python  # noqa: E402
+
+_project_python.ensure()
+
 from corpus_support import CORPUS, case_of, compare, load, reported  # noqa: E402
 
 from offload_ls.cli.check import check_paths  # noqa: E402
