@@ -59,12 +59,35 @@ def test_cargo_offload_without_a_command_or_with_an_unknown_one():
                            "version); commands: check, build, run, doctor, rules\n")
 
 
-def test_cargo_arguments_become_offload_ls_arguments():
-    assert translate(["offload", "check"]) == ["check"]
-    assert translate(["offload", "check", "--manifest-path", "a/Cargo.toml", "-D", "x"]) == ["check", "-D", "x", "a"]
-    assert translate(["offload", "run", "--manifest-path=a/Cargo.toml", "--", "--n", "5"]) == \
-        ["run", "a/Cargo.toml", "--", "--n", "5"]
-    assert translate(["offload", "build", "--bin", "demo"]) == ["build", "--bin", "demo"]
-    assert translate(["offload"]) == []
-    assert translate(["offload", "bench"]) == ("cargo offload: no command `bench`; commands: check, build, "
-                                               "run, doctor, rules")
+def test_cargo_arguments_become_offload_ls_arguments(tmp_path):
+    crate = tmp_path / "k"
+    (crate / "src" / "deep").mkdir(parents=True)
+    (crate / "Cargo.toml").write_text('[package]\nname = "k"\nversion = "0.1.0"\n')
+    manifest = str(crate / "Cargo.toml")
+    inside = crate / "src" / "deep"
+    # the nearest Cargo.toml at or above the current directory, as cargo finds it
+    assert translate(["offload", "check"], inside) == ["check", str(crate)]
+    assert translate(["offload", "check", "-D", "x", "--format", "json"], inside) == \
+        ["check", "-D", "x", "--format", "json", str(crate)]
+    assert translate(["offload", "check", "src/lib.rs", "-D", "x"], inside) == ["check", "src/lib.rs", "-D", "x"]
+    assert translate(["offload", "build", "--bin", "demo"], inside) == ["build", "--bin", "demo", manifest]
+    assert translate(["offload", "run", f"--manifest-path={manifest}", "--", "--n", "5"], tmp_path) == \
+        ["run", manifest, "--", "--n", "5"]
+    assert translate(["offload", "check", "--manifest-path", manifest, "-D", "x"], tmp_path) == \
+        ["check", "-D", "x", str(crate)]
+    assert translate(["offload", "doctor"], tmp_path) == ["doctor"]
+    assert translate(["offload", "--version"], tmp_path) == ["--version"]
+    assert translate(["offload"], tmp_path) == []
+    # what cargo refuses, refused in its words
+    assert translate(["offload", "bench"], tmp_path) == ("cargo offload: no command `bench`; commands: check, "
+                                                         "build, run, doctor, rules")
+    assert translate(["offload", "check"], tmp_path) == \
+        f"cargo offload: could not find `Cargo.toml` in `{tmp_path}` or any parent directory"
+    assert translate(["offload", "check", "--manifest-path", "README.md"], tmp_path) == \
+        "cargo offload: the manifest-path must be a path to a Cargo.toml file: `README.md`"
+    assert translate(["offload", "run", "--manifest-path", "/nonexistent/Cargo.toml"], tmp_path) == \
+        "cargo offload: manifest path `/nonexistent/Cargo.toml` does not exist"
+    assert translate(["offload", "check", "--manifest-path"], tmp_path) == \
+        "cargo offload: --manifest-path needs a value: the path to a Cargo.toml"
+    assert translate(["offload", "check", "--manifest-path", manifest, "--manifest-path", manifest], tmp_path) == \
+        "cargo offload: --manifest-path given twice"

@@ -39,16 +39,48 @@ another crate. `offload-ls` is the same program without cargo.
 """
 
 
-def translate(args: Sequence[str]) -> list[str] | str:
-    """``offload-ls`` arguments for ``cargo-offload`` arguments ``args`` (cargo's leading
-    ``offload`` included or not); a message (str) for a command that does not exist.
+#: ``offload-ls check`` options followed by a value (cli/main.py ``build_parser``)
+_CHECK_VALUED = frozenset({"-o", "--output", "-D", "--deny", "-W", "--warn", "-A", "--allow", "--format",
+                           "--max-file-bytes"})
 
-    Raises nothing; argparse reports bad options of the command itself."""
+
+def _has_paths(check_args: list[str]) -> bool:
+    """Do ``offload-ls check`` arguments name a PATH (a positional argument)?"""
+    skip = False
+    for a in check_args:
+        if skip:
+            skip = False
+        elif a in _CHECK_VALUED:
+            skip = True
+        elif not a.startswith("-"):
+            return True
+    return False
+
+
+def find_manifest(start: Path) -> Path | None:
+    """The nearest ``Cargo.toml`` at or above ``start``, as cargo looks for it; ``None``."""
+    for d in (start, *start.parents):
+        if (d / "Cargo.toml").is_file():
+            return d / "Cargo.toml"
+    return None
+
+
+def translate(args: Sequence[str], cwd: Path | None = None) -> list[str] | str:
+    """``offload-ls`` arguments for ``cargo-offload`` arguments ``args`` (cargo's leading
+    ``offload`` included or not), run in ``cwd`` (default: the current directory); a
+    message (str) when they cannot run: an unknown command, a ``--manifest-path`` that is
+    not an existing ``Cargo.toml`` (or given twice, or without a value), no ``Cargo.toml``
+    at or above ``cwd`` (cargo's own errors, in its words where it has them).
+
+    Without ``--manifest-path`` and without a PATH, ``check`` lints the crate of the
+    nearest ``Cargo.toml`` at or above ``cwd``; ``build``/``run`` get its manifest."""
     rest = list(args)
     if rest[:1] == ["offload"]:
         rest = rest[1:]
     if not rest or rest[0] in ("-h", "--help", "help"):
         return []
+    if rest[0] in ("-V", "--version"):
+        return ["--version"]
     command, rest = rest[0], rest[1:]
     if command not in COMMANDS:
         hint = " (profiling is not part of this offload-ls version)" if command == "profile" else ""
@@ -62,21 +94,37 @@ def translate(args: Sequence[str]) -> list[str] | str:
     i = 0
     while i < len(rest):
         a = rest[i]
-        if a == "--manifest-path" and i + 1 < len(rest):
-            manifest = rest[i + 1]
-            i += 2
-            continue
-        if a.startswith("--manifest-path="):
-            manifest = a.split("=", 1)[1]
-            i += 1
+        if a == "--manifest-path" or a.startswith("--manifest-path="):
+            value = a.split("=", 1)[1] if "=" in a else (rest[i + 1] if i + 1 < len(rest) else None)
+            i += 1 if "=" in a else 2
+            if not value:
+                return "cargo offload: --manifest-path needs a value: the path to a Cargo.toml"
+            if manifest is not None:
+                return "cargo offload: --manifest-path given twice"
+            manifest = value
             continue
         out.append(a)
         i += 1
+    if command in ("doctor", "rules"):
+        if manifest is not None:
+            return f"cargo offload: `{command}` takes no --manifest-path"
+        return [command, *out, *program]
     if manifest is not None:
-        if command == "check":
-            out.append(str(Path(manifest).parent) if Path(manifest).name == "Cargo.toml" else manifest)
-        elif command in ("build", "run"):
-            out.append(manifest)
+        path = Path(manifest)
+        if path.name != "Cargo.toml":
+            return f"cargo offload: the manifest-path must be a path to a Cargo.toml file: `{manifest}`"
+        if not path.is_file():
+            return f"cargo offload: manifest path `{manifest}` does not exist"
+    elif command == "check" and _has_paths(out):
+        pass  # `cargo offload check FILE_OR_DIR ..`: the paths given
+    else:
+        found = find_manifest(Path(cwd) if cwd is not None else Path.cwd())
+        if found is None:
+            where = Path(cwd) if cwd is not None else Path.cwd()
+            return f"cargo offload: could not find `Cargo.toml` in `{where}` or any parent directory"
+        manifest = str(found)
+    if manifest is not None:
+        out.append(str(Path(manifest).parent) if command == "check" else manifest)
     return [command, *out, *program]
 
 
