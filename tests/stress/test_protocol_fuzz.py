@@ -398,8 +398,15 @@ def test_lifecycle_errors(make_server, tmp_path):
     assert server.call("textDocument/hover", hover) == {"id": server._next_id, "jsonrpc": "2.0", "result": None}
     assert server.call("initialize", {"processId": None, "rootUri": None, "capabilities": {}})["error"] == {
         "code": INVALID_REQUEST, "message": "initialize may only be sent once"}
+    # A change to a document that is not open: dropped with a log line on stderr, no
+    # "Error in server" message to the user.
+    mark = server.mark()
+    server.notify("textDocument/didChange", {"textDocument": {"uri": doc.as_uri(), "version": 2},
+                                             "contentChanges": [{"text": SRC}]})
     server.open(doc.as_uri(), SRC)
     assert probe(server, doc.as_uri())["result"]["contents"]["value"].startswith("**GPU kernel `scale`**")
+    assert [m for m in server.since(mark) if m.get("method") == "window/showMessage"] == []
+    assert f"didChange for {doc.as_uri()}, which is not open: ignored" in server.stderr_tail()
     assert server.call("shutdown") == {"id": server._next_id, "jsonrpc": "2.0", "result": None}
     after = server.call("textDocument/hover", hover)
     assert after["error"] == {"code": INVALID_REQUEST, "message": "textDocument/hover after shutdown"}

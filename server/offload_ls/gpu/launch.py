@@ -142,7 +142,7 @@ def diagnose(report: RunReport, start_error: str | None, timeout: float, gpu_pre
     if start_error:
         problems.append(f"could not start {report.exe}: {start_error}")
     if report.timed_out:
-        problems.append(f"did not finish within {timeout:.0f} s and was killed (raise the run timeout, "
+        problems.append(f"did not finish within {timeout:g} s and was killed (raise the run timeout, "
                         f"or look for a kernel that never terminates)")
     if MISSING_RUNTIME in err:
         lib = err.split(MISSING_RUNTIME, 1)[1].split(":")[1].strip() if ":" in err.split(MISSING_RUNTIME, 1)[1] else ""

@@ -22,6 +22,7 @@ import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from urllib.parse import unquote
 
 import attrs
 from lsprotocol import types
@@ -190,6 +191,16 @@ class OffloadProtocol(LanguageServerProtocol):
             general, position_encodings=[encoding_kind(encoding)]))
         result = yield from super().lsp_initialize(attrs.evolve(params, capabilities=narrowed))
         self.client_capabilities = caps  # keep what the client really sent
+        return result
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        """pygls' didChange, but a change to a document that was never opened is logged and
+        dropped (pygls raised ``KeyError`` and showed "Error in server" to the user)."""
+        if unquote(params.text_document.uri) not in self.workspace._text_documents:
+            log.warning("didChange for %s, which is not open: ignored", params.text_document.uri)
+            return None
+        result = yield from super().lsp_text_document__did_change(params)
         return result
 
     @lsp_method(types.SHUTDOWN)
@@ -444,8 +455,8 @@ class OffloadLanguageServer(LanguageServer):
         if problems and tuple(problems) != self._shown_problems:
             self._shown_problems = tuple(problems)
             n = len(problems)
-            self.show(f"offload-ls: {n} problem{'s' if n != 1 else ''} in the settings were "
-                      f"ignored; see the offload-ls log for details")
+            self.show(f"offload-ls: {n} problem{'s' if n != 1 else ''} in the settings "
+                      f"{'were' if n != 1 else 'was'} ignored; see the offload-ls log for details")
 
     def _client_supports(self, path: str) -> bool:
         """A boolean client capability, by pygls' dotted snake_case path."""
