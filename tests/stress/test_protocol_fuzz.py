@@ -407,6 +407,12 @@ def test_lifecycle_errors(make_server, tmp_path):
     assert probe(server, doc.as_uri())["result"]["contents"]["value"].startswith("**GPU kernel `scale`**")
     assert [m for m in server.since(mark) if m.get("method") == "window/showMessage"] == []
     assert f"didChange for {doc.as_uri()}, which is not open: ignored" in server.stderr_tail()
+    # A frame that is not JSON: answered -32700 (the fuzz test checks that), one stderr line
+    server.write(b"Content-Length: 5\r\n\r\n{bad}")
+    assert probe(server, doc.as_uri())["result"]["contents"]["value"].startswith("**GPU kernel `scale`**")
+    tail = server.stderr_tail()
+    assert "Unable to handle message: JSONDecodeError: Expecting property name" in tail
+    assert "Traceback" not in tail
     assert server.call("shutdown") == {"id": server._next_id, "jsonrpc": "2.0", "result": None}
     after = server.call("textDocument/hover", hover)
     assert after["error"] == {"code": INVALID_REQUEST, "message": "textDocument/hover after shutdown"}

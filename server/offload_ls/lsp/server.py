@@ -981,6 +981,18 @@ def create_server() -> OffloadLanguageServer:
 
 
 
+def _one_line_for_bad_input(record: logging.LogRecord) -> bool:
+    """pygls logs a message it cannot handle (bad JSON from the client, already answered
+    with -32700 by lsp/wire.py) with its whole traceback: keep the line, with the error's
+    type and text, and drop the traceback."""
+    if record.exc_info and str(record.msg).startswith("Unable to handle message"):
+        exc = record.exc_info[1]
+        record.msg = f"{record.msg}: {type(exc).__name__}: {exc}" if exc is not None else record.msg
+        record.exc_info = None
+        record.exc_text = None
+    return True
+
+
 def session_end_reason(signalled: list[int], exit_seen: bool, shutdown_seen: bool) -> str:
     """The one line the server writes to stderr as it leaves: why the session ended."""
     if signalled:
@@ -999,6 +1011,8 @@ def serve_stdio() -> None:
     carries the protocol)."""
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
                         format="offload-ls %(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:  # a logger's filter would miss pygls.server's records
+        handler.addFilter(_one_line_for_bad_input)
     signalled: list[int] = []
 
     def on_signal(signum, _frame):
