@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from offload_ls.cli.main import main as cli_main
+from offload_ls.workspace.cargo import find_manifest
 
 COMMANDS = ("check", "build", "run", "doctor", "rules")
 
@@ -55,14 +56,6 @@ def _has_paths(check_args: list[str]) -> bool:
         elif not a.startswith("-"):
             return True
     return False
-
-
-def find_manifest(start: Path) -> Path | None:
-    """The nearest ``Cargo.toml`` at or above ``start``, as cargo looks for it; ``None``."""
-    for d in (start, *start.parents):
-        if (d / "Cargo.toml").is_file():
-            return d / "Cargo.toml"
-    return None
 
 
 def translate(args: Sequence[str], cwd: Path | None = None) -> list[str] | str:
