@@ -199,21 +199,16 @@ def _pins(cond: Node, holds: bool, flow: ThreadFlow, depth: int = 0) -> bool:
     ``i >= 1`` when false (``if i > 0 { return; }``); through ``!``, ``&&`` and ``||``."""
     if depth > MAX_DEPTH:
         return False
-    c = strip(cond) if cond.type == "parenthesized_expression" else cond
-    if c.type == "unary_expression":
-        op, inner = c.child(0), named(c)
-        return op is not None and op.type == "!" and bool(inner) and _pins(inner[0], not holds, flow, depth + 1)
-    if c.type != "binary_expression":
+    parts = _condition_parts(cond)
+    if parts is None:
         return False
-    op_node = c.child_by_field_name("operator")
-    left, right = c.child_by_field_name("left"), c.child_by_field_name("right")
-    if op_node is None or left is None or right is None:
-        return False
-    op = op_node.type
+    op, left, right = parts
+    if op == "!":
+        return _pins(left, not holds, flow, depth + 1)
     if op in ("&&", "||"):
         both = (op == "&&") == holds  # a && b true: both true; a || b false: both false
-        parts = (_pins(left, holds, flow, depth + 1), _pins(right, holds, flow, depth + 1))
-        return any(parts) if both else all(parts)
+        pinned = (_pins(left, holds, flow, depth + 1), _pins(right, holds, flow, depth + 1))
+        return any(pinned) if both else all(pinned)
     flip = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
     if op not in flip:
         return False
@@ -250,19 +245,31 @@ def _bounds_check(cond: Node) -> bool:
 def _inequality(cond: Node, depth: int = 0) -> bool:
     if depth > MAX_DEPTH:
         return False
+    parts = _condition_parts(cond)
+    if parts is None:
+        return False
+    op, left, right = parts
+    if op == "!":
+        return _inequality(left, depth + 1)
+    if op in ("<", "<=", ">", ">="):
+        return True
+    return op in ("&&", "||") and _inequality(left, depth + 1) and _inequality(right, depth + 1)
+
+
+def _condition_parts(cond: Node) -> tuple[str, Node, Node | None] | None:
+    """A condition (parentheses around it dropped) as ``("!", operand, None)`` or
+    ``(operator, left, right)`` of a binary expression; ``None`` for anything else."""
     c = strip(cond) if cond.type == "parenthesized_expression" else cond
     if c.type == "unary_expression":
         op, inner = c.child(0), named(c)
-        return op is not None and op.type == "!" and bool(inner) and _inequality(inner[0], depth + 1)
+        return ("!", inner[0], None) if op is not None and op.type == "!" and inner else None
     if c.type != "binary_expression":
-        return False
+        return None
     op = c.child_by_field_name("operator")
     left, right = c.child_by_field_name("left"), c.child_by_field_name("right")
     if op is None or left is None or right is None:
-        return False
-    if op.type in ("<", "<=", ">", ">="):
-        return True
-    return op.type in ("&&", "||") and _inequality(left, depth + 1) and _inequality(right, depth + 1)
+        return None
+    return op.type, left, right
 
 
 def _earlier_exit_gate(exit_node: Node, write: Node, flow: ThreadFlow) -> str:
