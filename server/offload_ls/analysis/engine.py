@@ -164,15 +164,17 @@ def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: A
         results = last.results[:p] + middle + last.results[m - q:]
         found = last.findings[:p] + [[] for _ in middle] + last.findings[m - q:]
 
-        def was(i: int) -> int:
+        def was(i: int) -> int:  # kept unit i's index in the previous analysis
             return i if i < p else i - shift_by
+
+        def now(o: int) -> int | None:  # previous unit o's index now, None if it was replaced
+            return o if o < p else o + shift_by if o >= m - q else None
 
         kept = [*range(p), *range(n - q, n)]
         # a kept unit is checked again when its context held positions, or when a fact it
         # reads changed (never on _plan's fast path)
         if affected is _NEVER:
-            again = [o if o < p else o + shift_by for o, v in enumerate(last.positional)
-                     if v and (o < p or o >= m - q)]
+            again = [now(o) for o, v in enumerate(last.positional) if v and now(o) is not None]
         else:
             again = [i for i in kept if last.positional[was(i)] or affected(i, was(i))]
         for i in again:
@@ -181,8 +183,8 @@ def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: A
         todo = sorted([*fresh_idx, *again])
         again_set = set(again)
         for o in last.failed_units:
-            i = o if o < p else o + shift_by
-            if (o < p or o >= m - q) and i not in again_set:
+            i = now(o)
+            if i is not None and i not in again_set:
                 failed_units.add(i)
         # move the findings of kept units that moved (their cached results stay where they
         # were computed: they are moved from there when used)
