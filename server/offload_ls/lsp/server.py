@@ -871,7 +871,6 @@ class OffloadLanguageServer(LanguageServer):
                 # was started have their own analysis
                 todo = [p for p in batch if self.documents.by_path(p) is None
                         and self._disk_generation.get(p, 0) == at_start.get(p, 0)]
-                generations = {p: self._disk_generation.get(p, 0) for p in todo}
                 results = await loop.run_in_executor(
                     self.pool, analyse_batch, todo, self.settings.maxFileBytes, self.levels_for, self.crates)
                 for r in results:
@@ -879,7 +878,7 @@ class OffloadLanguageServer(LanguageServer):
                         skipped += 1
                     else:
                         analysed += 1
-                    if self._disk_generation.get(r.path, 0) == generations.get(r.path, 0):
+                    if self._disk_generation.get(r.path, 0) == at_start.get(r.path, 0):
                         self.publish_disk_result(r)  # else the watcher saw it change: a newer read publishes
                 await asyncio.sleep(0)  # let queued requests run between batches
         except asyncio.CancelledError:
