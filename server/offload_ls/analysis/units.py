@@ -116,19 +116,20 @@ def split_units_after_edit(root: Node, source: bytes, old_source: bytes, old_uni
     suffix = _common_suffix(old_source, source, min(n_old, n_new) - prefix)
     delta = n_new - n_old
     # units before the edit, one unit of margin: they end before its first changed byte
+    # (0 <= a < len(old_units))
     a = max(0, bisect.bisect_left(old_units, prefix, key=_end) - 1)
     # units after the edit, one unit of margin: they start after its last changed byte
     b = max(a, bisect.bisect_right(old_units, n_old - suffix, key=_start))
     b = min(len(old_units), b + 1)
     # the window is whole top-level items: an edit inside a `mod` body splits the whole
     # `mod` again (its header unit is the top-level unit before its items)
-    while a > 0 and a < len(old_units) and not _top_level(old_units[a]):
+    while a > 0 and not _top_level(old_units[a]):
         a -= 1
     while b < len(old_units) and not _top_level(old_units[b]):
         b += 1
-    if a < len(old_units) and not _top_level(old_units[a]):
+    if not _top_level(old_units[a]):
         return None
-    win_start = old_units[a].start if a < len(old_units) else (old_units[-1].end if old_units else 0)
+    win_start = old_units[a].start
     win_end = old_units[b].start + delta if b < len(old_units) else n_new
     if a > 0 and old_units[a - 1].end > win_start or win_end < win_start:
         return None
@@ -146,22 +147,13 @@ def split_units_after_edit(root: Node, source: bytes, old_source: bytes, old_uni
         return None  # the kept units after the window do not begin where the tree's items do
     middle: list[Unit] = []
     _split(root, children, False, source, middle, root.has_error, 0, False)
-    out = old_units[:a]
-    for u in out:
+    before = old_units[:a]
+    after = old_units[b:] if not delta else [
+        Unit(u.start + delta, u.end + delta, u.parent, u.nodes, u.gate, u.key, u.mod_body, u.host)
+        for u in old_units[b:]]
+    for u in (*before, *after):
         u.stale = True
-    out = list(out)
-    out.extend(middle)
-    if delta:
-        for u in old_units[b:]:
-            moved = Unit(u.start + delta, u.end + delta, u.parent, u.nodes, u.gate, u.key, u.mod_body, u.host)
-            moved.stale = True
-            out.append(moved)
-    else:
-        kept = old_units[b:]
-        for u in kept:
-            u.stale = True
-        out.extend(kept)
-    return out
+    return [*before, *middle, *after]
 
 
 def _start(unit: Unit) -> int:
