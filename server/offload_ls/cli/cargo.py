@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from offload_ls.cli.main import build_parser
 from offload_ls.cli.main import main as cli_main
 from offload_ls.workspace.cargo import find_manifest
 
@@ -40,18 +41,22 @@ another crate. `offload-ls` is the same program without cargo.
 """
 
 
-#: ``offload-ls check`` options followed by a value (cli/main.py ``build_parser``)
-_CHECK_VALUED = frozenset({"-o", "--output", "-D", "--deny", "-W", "--warn", "-A", "--allow", "--format",
-                           "--max-file-bytes"})
+def _valued_options(command: str) -> frozenset[str]:
+    """The options of ``offload-ls COMMAND`` that take a value, read from its parser
+    (cli/main.py ``build_parser``)."""
+    sub = next(a for a in build_parser()._subparsers._group_actions if a.dest == "command")
+    return frozenset(flag for action in sub.choices[command]._actions if action.option_strings and action.nargs != 0
+                     for flag in action.option_strings)
 
 
 def _has_paths(check_args: list[str]) -> bool:
     """Do ``offload-ls check`` arguments name a PATH (a positional argument)?"""
+    valued = _valued_options("check")
     skip = False
     for a in check_args:
         if skip:
             skip = False
-        elif a in _CHECK_VALUED:
+        elif a in valued:
             skip = True
         elif not a.startswith("-"):
             return True
@@ -111,10 +116,10 @@ def translate(args: Sequence[str], cwd: Path | None = None) -> list[str] | str:
     elif command == "check" and _has_paths(out):
         pass  # `cargo offload check FILE_OR_DIR ..`: the paths given
     else:
-        found = find_manifest(Path(cwd) if cwd is not None else Path.cwd())
+        here = Path(cwd) if cwd is not None else Path.cwd()
+        found = find_manifest(here)
         if found is None:
-            where = Path(cwd) if cwd is not None else Path.cwd()
-            return f"cargo offload: could not find `Cargo.toml` in `{where}` or any parent directory"
+            return f"cargo offload: could not find `Cargo.toml` in `{here}` or any parent directory"
         manifest = str(found)
     if manifest is not None:
         out.append(str(Path(manifest).parent) if command == "check" else manifest)
