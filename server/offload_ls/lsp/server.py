@@ -1034,6 +1034,9 @@ def serve_stdio() -> None:
     # status here, and leave at once: a worker thread may still be blocked reading stdin,
     # and the interpreter's exit would wait for it.
     status = 128 + signalled[0] if signalled else (0 if server.protocol._shutdown else 1)
+    # Nothing is logged after the last line (the child watcher's thread would report the
+    # programs just killed, "Loop ... that handles pid ... is closed", in the middle of it).
+    logging.disable(logging.CRITICAL)
     stopped = f"; killed {killed} program{'s' if killed != 1 else ''} it had started" if killed else ""
     print(f"offload-ls: {session_end_reason(signalled, server.protocol.exit_seen, server.protocol._shutdown)}"
           f"{stopped}; exit status {status}", file=sys.stderr)
