@@ -16,7 +16,8 @@ from pathlib import Path
 from offload_ls.gpu.bundle import Bundle, make_bundle
 from offload_ls.gpu.launch import RunReport, run_binary
 from offload_ls.gpu.resources import KernelResources, parse_ptxas_verbose
-from offload_ls.toolchain.build import BuildPlan, build_plan
+from offload_ls.gpu.listing import Listing, parse_asm, parse_llvm_ir, parse_sass
+from offload_ls.toolchain.build import AssemblyPlan, BuildPlan, assembly_plan, build_plan
 from offload_ls.toolchain.compile import CheckResult, run_plan
 from offload_ls.toolchain.crate import Crate, load_crate
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic
@@ -62,11 +63,12 @@ def _stamp_path(crate: Crate) -> Path:
     return crate.out_dir / "build" / "stamp.json"
 
 
-def is_fresh(crate: Crate, exe: Path, key: dict) -> bool:
-    """True if ``exe`` exists, was built with the same settings ``key``, and is newer than
-    every ``.rs`` file and ``Cargo.toml`` of the crate's directory."""
+def is_fresh(crate: Crate, exe: Path, key: dict, stamp_path: Path | None = None) -> bool:
+    """True if ``exe`` exists, was built with the same settings ``key`` (recorded in
+    ``stamp_path``, default the build's), and is newer than every ``.rs`` file and
+    ``Cargo.toml`` of the crate's directory."""
     try:
-        stamp = json.loads(_stamp_path(crate).read_text())
+        stamp = json.loads((stamp_path or _stamp_path(crate)).read_text())
         built = exe.stat().st_mtime
     except (OSError, ValueError):
         return False
@@ -179,3 +181,81 @@ async def run_crate(manifest: Path, report: DoctorReport, args: list[str] | None
                            gpu_archs=[g.arch for g in report.gpus if g.arch],
                            image_archs=[i.split()[1] for i in built.images if not i.startswith("x86_64")])
     return RunOutcome(built, rep)
+
+
+@dataclass
+class AssemblyOutcome:
+    """Result of :func:`assemble_crate`: the device listings of a crate's kernels.
+
+    Attributes:
+        files: format (``ptx`` / ``amdgcn``, ``llvm-ir``, ``sass``) -> file written under
+            ``target/offload-ls/asm/``; only the formats the toolchain could make.
+        arch: the GPU arch compiled for (``sm_90``, ``gfx90a``).
+    """
+
+    crate: Crate
+    arch: str
+    files: dict[str, Path] = field(default_factory=dict)
+    diagnostics: list[CompilerDiagnostic] = field(default_factory=list)
+    seconds: float = 0.0
+    fresh: bool = False
+    cancelled: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.files) and not self.cancelled
+
+    def listing(self, fmt: str) -> Listing:
+        """Parse the listing of ``fmt``.
+
+        Raises:
+            KeyError: that format was not made (no nvdisasm for ``sass``, or the build failed).
+            OSError: the file cannot be read.
+        """
+        text = self.files[fmt].read_text(encoding="utf-8", errors="replace")
+        if fmt == "llvm-ir":
+            return parse_llvm_ir(text)
+        if fmt == "sass":
+            return parse_sass(text)
+        return parse_asm(text, fmt, str(self.crate.manifest.parent))
+
+
+async def assemble_crate(manifest: Path, report: DoctorReport, *, cancel: CancelToken | None = None,
+                         progress: Progress | None = None, force: bool = False,
+                         timeouts: dict[str, float] | None = None) -> AssemblyOutcome:
+    """Compile ``manifest``'s crate for the GPU target with line tables and return its device
+    listings (PTX or AMDGPU assembly, optimised LLVM IR, SASS when nvdisasm exists). Reuses the
+    last listings while no source changed.
+
+    Raises:
+        CrateError / ValueError: no usable crate or toolchain (the message says what to do).
+    """
+    say = progress or (lambda m: None)
+    tc = report.toolchain
+    crate = load_crate(manifest, tc.cargo, None, env={"RUSTC": tc.rustc} if tc else None)
+    plan: AssemblyPlan = assembly_plan(crate, report, timeouts)
+    img = plan.image
+    outcome = AssemblyOutcome(crate, img.arch)
+    wanted = {"ptx" if img.triple.startswith("nvptx") else "amdgcn": img.asm, "llvm-ir": plan.ir}
+    if plan.sass is not None:
+        wanted["sass"] = plan.sass
+    stamp = crate.out_dir / "asm" / "stamp.json"
+    key = {"arch": img.arch, "target": img.triple, "rustc": tc.rustc if tc else None,
+           "pipeline": report.pipeline, "formats": sorted(wanted)}
+    start = time.monotonic()
+    if not force and is_fresh(crate, img.asm, key, stamp):
+        say(f"{img.asm} is up to date")
+        outcome.fresh = True
+    else:
+        img.asm.unlink(missing_ok=True)
+        result = await run_plan(plan, cancel=cancel,
+                                on_pass=lambda i, n, p: say(f"[{i + 1}/{n}] {p.name}: {p.label}"))
+        outcome.diagnostics, outcome.cancelled = result.diagnostics, result.cancelled
+        for p in result.passes:
+            if p.name == "nvdisasm" and p.completed is not None and p.completed.ok and plan.sass:
+                plan.sass.write_text(p.completed.stdout, encoding="utf-8")
+        if not result.cancelled and img.asm.exists():
+            stamp.write_text(json.dumps(key))
+    outcome.files = {fmt: path for fmt, path in wanted.items() if path.exists()} if img.asm.exists() else {}
+    outcome.seconds = time.monotonic() - start
+    return outcome

@@ -8,7 +8,7 @@ Commands:
   [--deny RULE] [--warn RULE] [--allow RULE] [--max-file-bytes N]``: lint files for CI and
   pre-commit (see :mod:`offload_ls.cli.check`).
 - ``offload-ls rules [--format text|json]``: every rule with its default level and summary.
-- ``offload-ls doctor|build|run``: the toolchain and GPU commands of
+- ``offload-ls doctor|build|run|asm``: the toolchain and GPU commands of
   :mod:`offload_ls.cli.toolchain_cmds` (registered when that module imports).
 - ``offload-ls --version``.
 
@@ -119,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
         toolchain.add_doctor(sub)
         toolchain.add_build(sub)
         toolchain.add_run(sub)
+        toolchain.add_asm(sub)
     return parser
 
 
@@ -161,7 +162,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     toolchain = _toolchain_commands()
     assert toolchain is not None  # the parser only knows these commands when it imported
     return {"doctor": toolchain.doctor_command, "build": toolchain.build_command,
-            "run": toolchain.run_command}[args.command](args)
+            "run": toolchain.run_command, "asm": toolchain.asm_command}[args.command](args)
 
 
 def serve() -> int:

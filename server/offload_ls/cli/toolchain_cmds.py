@@ -99,6 +99,72 @@ def add_run(sub) -> None:
     p.epilog = "Arguments after `--` are passed to the program: offload-ls run . --timeout 60 -- 1000"
 
 
+def add_asm(sub) -> None:
+    p = sub.add_parser("asm", help="show the device assembly (PTX, LLVM IR, SASS) of the kernels",
+                       description="Compile the crate for the GPU target with line tables and print a "
+                                   "kernel's device assembly, each line prefixed with the source line it "
+                                   "came from. Files stay under target/offload-ls/asm/.")
+    _common_build_args(p)
+    p.add_argument("--kernel", metavar="NAME", help="only this kernel's function (default: the whole module)")
+    p.add_argument("--format", dest="asm_format", choices=("ptx", "llvm-ir", "sass", "amdgcn"),
+                   help="listing: ptx (default for NVIDIA), amdgcn (default for AMD), llvm-ir (optimised "
+                        "device IR), sass (needs ptxas and nvdisasm from the CUDA toolkit)")
+    p.add_argument("--json", action="store_true", help="print JSON: text, kernels and the line map")
+    p.add_argument("--force", action="store_true", help="recompile even if the listings are up to date")
+
+
+def asm_command(args: argparse.Namespace) -> int:
+    import json
+
+    from offload_ls.workflow import assemble_crate
+
+    manifest = _manifest(args.path)
+    report = _doctor_for(args) if manifest else None
+    if manifest is None or report is None:
+        return EXIT_ERROR
+    try:
+        outcome = asyncio.run(assemble_crate(manifest, report, progress=_note, force=args.force))
+    except (CrateError, ValueError) as exc:
+        _err(str(exc))
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        _err("cancelled")
+        return EXIT_FAIL
+    _print_diagnostics(outcome.diagnostics)
+    if not outcome.ok:
+        _err("the device pass failed; no assembly was written")
+        return EXIT_FAIL
+    fmt = args.asm_format or ("ptx" if "ptx" in outcome.files else "amdgcn")
+    if fmt not in outcome.files:
+        why = ("nvdisasm and ptxas from the CUDA toolkit are needed (`offload-ls doctor` shows ptxas)"
+               if fmt == "sass" else f"this target makes {', '.join(outcome.files)}")
+        _err(f"no {fmt} listing: {why}")
+        return EXIT_ERROR
+    listing = outcome.listing(fmt)
+    root = str(manifest.parent)
+    if args.kernel is not None and args.kernel not in listing.functions:
+        _err(f"no kernel `{args.kernel}` in the {fmt} listing; functions there: "
+             + (", ".join(sorted(listing.functions)) or "none"))
+        return EXIT_ERROR
+    first, last = listing.functions[args.kernel] if args.kernel else (0, len(listing.lines) - 1)
+    rows = []
+    for i in range(first, last + 1):
+        loc = next((loc for loc in listing.locs[i] if loc.line > 0 and loc.path.startswith(root + "/")), None)
+        rows.append((i, loc))
+    if args.json:
+        print(json.dumps({"format": fmt, "arch": outcome.arch, "file": str(outcome.files[fmt]),
+                          "kernel": args.kernel, "functions": {k: list(v) for k, v in listing.functions.items()},
+                          "text": "".join(listing.lines[i] + "\n" for i, _ in rows),
+                          "lines": [{"line": i, "source": loc.path[len(root) + 1:], "sourceLine": loc.line}
+                                    for i, loc in rows if loc is not None]}, indent=2))
+        return EXIT_OK
+    print(f"// {fmt} for {outcome.arch} from {outcome.files[fmt]}" + (f", kernel {args.kernel}" if args.kernel else ""))
+    for i, loc in rows:
+        where = f"{loc.path[len(root) + 1:]}:{loc.line}" if loc else ""
+        print(f"{where:>18} | {listing.lines[i]}")
+    return EXIT_OK
+
+
 def _manifest(path: str) -> Path | None:
     p = Path(path)
     if p.is_dir():

@@ -43,6 +43,11 @@ class Image:
     bc: Path
 
     @property
+    def asm(self) -> Path:
+        """Device assembly written by llc: PTX for nvptx64, AMDGPU assembly otherwise."""
+        return self.bc.with_suffix(".ptx" if self.triple.startswith("nvptx") else ".s")
+
+    @property
     def tag(self) -> str:
         return f"{self.triple.split('-')[0]}-{self.arch}"
 
@@ -91,47 +96,10 @@ def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
     images = images_for(device_image, report, out)
     plan = BuildPlan(crate, report.pipeline, images=images)
     plan.exe = out / "target-host" / "release" / crate.bin
-    std_cfg = device_cargo_config(report)
     for img in images:
-        gpu = img.triple != HOST_TRIPLE
-        dev_env = dict(env)
-        if gpu and img.triple.startswith("nvptx"):
-            dev_env[f"CARGO_TARGET_{img.triple.upper().replace('-', '_')}_RUSTFLAGS"] = f"-Ctarget-cpu={img.arch}"
-        build_std = ["-Zbuild-std=core"] if gpu and tc.gpu_std.get(img.triple) == "build-std" else []
-        native = ["-Zoffload=Device"] if report.pipeline == NATIVE else []
-        plan.passes.append(Pass(
-            name=f"device-{img.tag}", label=f"device {img.triple.split('-')[0]} {img.arch}",
-            argv=(tc.cargo, *(std_cfg if gpu else ()), *RELEASE_PROFILE, "rustc", "--release",
-                  "--message-format=json", *manifest, *_target_args(crate), "--target", img.triple, *build_std,
-                  "--target-dir", str(out / "target-device"), "--", *native, "--cfg", facts.DEVICE_CFG,
-                  f"-Clinker={shutil.which('true') or '/bin/true'}", f"--emit=llvm-bc={img.raw_bc},link"),
-            env=dev_env, cwd=cwd, timeout=t["build"], emits=(img.raw_bc,)))
-        if report.pipeline != NATIVE:
-            plan.passes += [
-                Pass(f"llvm-dis-{img.tag}", "device ABI", (tools["llvm-dis"], str(img.raw_bc), "-o", str(img.raw_ll)),
-                     {}, cwd, t["tool"], (img.raw_ll,), json=False, needs_clean=True),
-                Pass(f"kernel-abi-{img.tag}", "device ABI",
-                     (sys.executable, "-m", "offload_ls.toolchain.kernel_abi", str(img.raw_ll), str(img.fixed_ll)),
-                     {}, cwd, t["tool"], (img.fixed_ll,), json=False, needs_clean=True),
-                Pass(f"llvm-as-{img.tag}", "device ABI",
-                     (str(Path(tools["llvm-dis"]).with_name("llvm-as")), str(img.fixed_ll), "-o", str(img.bc)),
-                     {}, cwd, t["tool"], (img.bc,), json=False, needs_clean=True),
-            ]
-        else:
-            plan.passes.append(Pass(f"copy-{img.tag}", "device", ("cp", str(img.raw_bc), str(img.bc)),
-                                    {}, cwd, t["tool"], (img.bc,), json=False, needs_clean=True))
-        if gpu and img.triple.startswith("nvptx") and tools.get("llc"):
-            # PTX/cubin only for inspection and kernel resources (the linker wrapper
-            # compiles the embedded bitcode itself): opt -O3 first, as its LTO does, so the
-            # kernel entry points are inlined as in the real image.
+        plan.passes += device_image_passes(crate, report, img, out, t)
+        if img.triple.startswith("nvptx") and tools.get("llc"):
             plan.ptx = img.bc.with_suffix(".ptx")
-            opt_bc = img.bc.with_suffix(".opt.bc")
-            plan.passes += [
-                Pass(f"opt-{img.tag}", "device PTX", (tools["opt"], "-O3", str(img.bc), "-o", str(opt_bc)),
-                     {}, cwd, t["tool"], (opt_bc,), json=False, needs_clean=True),
-                Pass(f"llc-{img.tag}", "device PTX",
-                     (tools["llc"], "-O3", f"-mcpu={img.arch}", str(opt_bc), "-o", str(plan.ptx)),
-                     {}, cwd, t["tool"], (plan.ptx,), json=False, needs_clean=True)]
             if report.ptxas:
                 plan.cubin = img.bc.with_suffix(".cubin")
                 plan.passes.append(Pass("ptxas", "device cubin",
@@ -172,3 +140,119 @@ def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
          *_target_args(crate), "--target-dir", str(out / "target-host"), "--", *mode, "-Zunstable-options", *link),
         host_env, cwd, t["build"], (plan.exe,), needs_clean=True))
     return plan
+
+
+def device_image_passes(crate: Crate, report: DoctorReport, img: Image, out: Path, t: dict[str, float],
+                        line_tables: bool = False) -> list[Pass]:
+    """Passes that make ``img.bc`` (the bitcode to embed) and, for nvptx64 with ``llc``,
+    ``img.bc.with_suffix(".ptx")`` (PTX for inspection, kernel resources and the assembly view).
+
+    ``line_tables``: compile the device pass with ``-Cdebuginfo=line-tables-only`` so the PTX
+    carries ``.loc`` directives (the assembly view's source mapping); LLVM keeps code generation
+    independent of debug info, so the instructions are those of a build without it.
+    """
+    tc, tools = report.toolchain, report.llvm.tools
+    cwd = crate.manifest.parent
+    gpu = img.triple != HOST_TRIPLE
+    dev_env = _base_env(report)
+    if gpu and img.triple.startswith("nvptx"):
+        dev_env[f"CARGO_TARGET_{img.triple.upper().replace('-', '_')}_RUSTFLAGS"] = f"-Ctarget-cpu={img.arch}"
+    build_std = ["-Zbuild-std=core"] if gpu and tc.gpu_std.get(img.triple) == "build-std" else []
+    native = ["-Zoffload=Device"] if report.pipeline == NATIVE else []
+    debug = ["-Cdebuginfo=line-tables-only"] if line_tables else []
+    passes = [Pass(
+        name=f"device-{img.tag}", label=f"device {img.triple.split('-')[0]} {img.arch}",
+        argv=(tc.cargo, *(device_cargo_config(report) if gpu else ()), *RELEASE_PROFILE, "rustc", "--release",
+              "--message-format=json", "--manifest-path", str(crate.manifest), *_target_args(crate),
+              "--target", img.triple, *build_std, "--target-dir", str(out / "target-device"), "--", *native,
+              "--cfg", facts.DEVICE_CFG, *debug, f"-Clinker={shutil.which('true') or '/bin/true'}",
+              f"--emit=llvm-bc={img.raw_bc},link"),
+        env=dev_env, cwd=cwd, timeout=t["build"], emits=(img.raw_bc,))]
+    if report.pipeline != NATIVE:
+        passes += [
+            Pass(f"llvm-dis-{img.tag}", "device ABI", (tools["llvm-dis"], str(img.raw_bc), "-o", str(img.raw_ll)),
+                 {}, cwd, t["tool"], (img.raw_ll,), json=False, needs_clean=True),
+            Pass(f"kernel-abi-{img.tag}", "device ABI",
+                 (sys.executable, "-m", "offload_ls.toolchain.kernel_abi", str(img.raw_ll), str(img.fixed_ll)),
+                 {}, cwd, t["tool"], (img.fixed_ll,), json=False, needs_clean=True),
+            Pass(f"llvm-as-{img.tag}", "device ABI",
+                 (str(Path(tools["llvm-dis"]).with_name("llvm-as")), str(img.fixed_ll), "-o", str(img.bc)),
+                 {}, cwd, t["tool"], (img.bc,), json=False, needs_clean=True),
+        ]
+    else:
+        passes.append(Pass(f"copy-{img.tag}", "device", ("cp", str(img.raw_bc), str(img.bc)),
+                           {}, cwd, t["tool"], (img.bc,), json=False, needs_clean=True))
+    if gpu and (img.triple.startswith("nvptx") or line_tables) and tools.get("llc"):
+        # PTX only for inspection (the linker wrapper compiles the embedded bitcode itself):
+        # opt -O3 first, as its LTO does, so the kernel entry points are inlined as in the real image.
+        opt_bc = img.bc.with_suffix(".opt.bc")
+        label = "device PTX" if img.triple.startswith("nvptx") else "device assembly"
+        passes += [
+            Pass(f"opt-{img.tag}", label, (tools["opt"], "-O3", str(img.bc), "-o", str(opt_bc)),
+                 {}, cwd, t["tool"], (opt_bc,), json=False, needs_clean=True),
+            Pass(f"llc-{img.tag}", label,
+                 (tools["llc"], "-O3", f"-mcpu={img.arch}", str(opt_bc), "-o", str(img.asm)),
+                 {}, cwd, t["tool"], (img.asm,), json=False, needs_clean=True)]
+    return passes
+
+
+@dataclass
+class AssemblyPlan(Plan):
+    """A :class:`Plan` for the assembly view: the GPU image compiled with line tables.
+
+    Attributes:
+        image: the GPU image (its ``asm`` is PTX for nvptx64, AMDGPU assembly for amdgcn).
+        ir: the optimised device LLVM IR (``opt -O3``, as the linker wrapper's LTO sees it).
+        cubin / sass: ``ptxas -lineinfo`` output and ``nvdisasm --print-line-info`` listing,
+            when both tools exist (NVIDIA only).
+    """
+
+    image: Image | None = None
+    ir: Path | None = None
+    cubin: Path | None = None
+    sass: Path | None = None
+
+
+def assembly_plan(crate: Crate, report: DoctorReport, timeouts: dict[str, float] | None = None) -> AssemblyPlan:
+    """Passes for the assembly view of ``crate``'s kernels, into ``target/offload-ls/asm/``
+    (apart from ``build``'s products, which stay without debug info).
+
+    Raises:
+        ValueError: no offload-capable toolchain, or no ``llc`` to write device assembly.
+    """
+    if report.pipeline == "host-only" or report.toolchain is None or report.llvm is None:
+        raise ValueError("no offload-capable toolchain: " + ("; ".join(report.missing) or "see `offload-ls doctor`")
+                         + (f"\ninstall: {report.install}" if report.install else ""))
+    tools = report.llvm.tools
+    if not tools.get("llc") or not tools.get("opt"):
+        raise ValueError(f"LLVM {report.llvm.major}'s llc and opt are needed for device assembly; "
+                         f"install: apt-get install llvm-{report.llvm.major}")
+    t = {**DEFAULT_TIMEOUTS, **(timeouts or {})}
+    out = crate.out_dir / "asm"
+    img = images_for("gpu", report, out)[0]
+    plan = AssemblyPlan(crate, report.pipeline, image=img)
+    plan.passes = device_image_passes(crate, report, img, out, t, line_tables=True)
+    cwd = crate.manifest.parent
+    plan.ir = img.bc.with_suffix(".opt.ll")
+    plan.passes.append(Pass(f"llvm-dis-opt-{img.tag}", "device IR",
+                            (tools["llvm-dis"], str(img.bc.with_suffix(".opt.bc")), "-o", str(plan.ir)),
+                            {}, cwd, t["tool"], (plan.ir,), json=False, needs_clean=True))
+    nvdisasm = _cuda_tool(report, "nvdisasm")
+    if img.triple.startswith("nvptx") and report.ptxas and nvdisasm:
+        plan.cubin, plan.sass = img.bc.with_suffix(".cubin"), img.bc.with_suffix(".sass")
+        plan.passes += [
+            Pass("ptxas-lineinfo", "device cubin",
+                 (report.ptxas, "-lineinfo", f"-arch={img.arch}", str(img.asm), "-o", str(plan.cubin)),
+                 {}, cwd, t["tool"], (plan.cubin,), json=False, needs_clean=True),
+            Pass("nvdisasm", "device SASS", (nvdisasm, "--print-line-info", str(plan.cubin)),
+                 {}, cwd, t["tool"], (plan.sass,), json=False, needs_clean=True)]
+    return plan
+
+
+def _cuda_tool(report: DoctorReport, name: str) -> str | None:
+    """``name`` beside ptxas, in the CUDA toolkit, or on PATH."""
+    for d in [Path(report.ptxas).parent if report.ptxas else None,
+              Path(report.cuda_path) / "bin" if report.cuda_path else None]:
+        if d is not None and (d / name).is_file() and os.access(d / name, os.X_OK):
+            return str(d / name)
+    return shutil.which(name)

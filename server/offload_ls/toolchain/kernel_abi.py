@@ -99,6 +99,7 @@ def fix_kernel_abi(ir: str) -> tuple[str, list[str]]:
     out: list[str] = []
     wrappers: list[str] = []
     rewritten: list[str] = []
+    debug = _DebugInfo(lines)
     for line in lines:
         m = _DEFINE.match(line)
         groups = set(re.findall(r"#\d+", m.group("post"))) if m else set()
@@ -121,11 +122,46 @@ def fix_kernel_abi(ir: str) -> tuple[str, list[str]]:
             post = re.sub(r"(#\d+)", r"alwaysinline \1", post, count=1) if "#" in post else post + " alwaysinline "
         out.append(f"define internal {inner_pre.strip()} @{inner}({m.group('params')}){post}{{".replace("  ", " "))
         rewritten.append(name.strip('"'))
-        wrappers.append(_wrapper(pre, name, inner, params, m.group("post")))
+        wrappers.append(_wrapper(pre, name, inner, params, m.group("post"), debug.for_wrapper(m.group("post"))))
     text = "\n".join(out)
     if wrappers:
         text += "\n\n; kernel entry points with libomptarget's ABI (offload-ls kernel_abi)\n" + "\n\n".join(wrappers) + "\n"
+    if debug.added:
+        text += "\n" + "\n".join(debug.added) + "\n"
     return text, rewritten
+
+
+_METADATA = re.compile(r"^!(\d+) = (distinct )?!DISubprogram\((.*)\)\s*$")
+_SP_LINE = re.compile(r"\bline: (\d+)")
+
+
+class _DebugInfo:
+    """Debug locations for the wrappers, when the device pass had line tables
+    (``-Cdebuginfo``): a function whose subprogram has no ``!dbg`` gets no ``.loc`` lines in
+    the PTX (LLVM's DwarfDebug skips it), and a call inside a function with a subprogram must
+    carry a ``!dbg`` location (the IR verifier). Each wrapper gets a copy of its kernel's
+    ``DISubprogram`` (a subprogram may belong to one function only) and a location on the
+    kernel's line."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.subprograms = {m.group(1): m.group(3) for m in map(_METADATA.match, lines) if m}
+        ids = [int(x) for x in re.findall(r"^!(\d+) =", "\n".join(lines), flags=re.M)]
+        self.next_id = max(ids, default=-1) + 1
+        self.added: list[str] = []
+
+    def for_wrapper(self, post: str) -> tuple[str, str] | None:
+        """``(subprogram id, location id)`` for the wrapper of a kernel whose ``define`` ends in
+        ``post``, or ``None`` when the kernel has no subprogram."""
+        m = re.search(r"!dbg !(\d+)", post)
+        fields = self.subprograms.get(m.group(1)) if m else None
+        if fields is None:
+            return None
+        sp, loc = self.next_id, self.next_id + 1
+        self.next_id += 2
+        line = _SP_LINE.search(fields)
+        self.added += [f"!{sp} = distinct !DISubprogram({fields})",
+                       f"!{loc} = !DILocation(line: {line.group(1) if line else 0}, column: 1, scope: !{sp})"]
+        return f"!{sp}", f"!{loc}"
 
 
 def _strip_kernel_attr(line: str) -> str:
@@ -135,7 +171,8 @@ def _strip_kernel_attr(line: str) -> str:
     return line
 
 
-def _wrapper(pre: str, name: str, inner: str, params: list[KernelParam], post: str) -> str:
+def _wrapper(pre: str, name: str, inner: str, params: list[KernelParam], post: str,
+             debug: tuple[str, str] | None = None) -> str:
     ret = pre.split()[-1] if pre.split() else "void"
     sig = ["ptr %dyn_ptr"]
     body = []
@@ -159,7 +196,9 @@ def _wrapper(pre: str, name: str, inner: str, params: list[KernelParam], post: s
     # Keep linkage/visibility/CC words of the original, drop its return-attributes noise.
     head = " ".join(w for w in pre.split() if w != ret)
     attrs = " ".join(re.findall(r"#\d+", post))
-    call = f"call {ret} @{inner}({', '.join(call_args)})"
+    call = f"call {ret} @{inner}({', '.join(call_args)})" + (f", !dbg {debug[1]}" if debug else "")
+    if debug:
+        attrs += f" !dbg {debug[0]}"
     if ret == "void":
         body += [f"  {call}", "  ret void"]
     else:

@@ -1,0 +1,70 @@
+"""``offload-ls asm``: the device pass with line tables, the kernel's PTX and LLVM IR and the
+line map back to the user's source. Runs the real toolchain (CI installs it)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.toolchain
+
+
+def _line_of(path, needle: str) -> int:
+    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
+
+
+def _asm(crate, *extra):
+    res = subprocess.run([sys.executable, "-m", "offload_ls", "asm", str(crate), *extra], capture_output=True,
+                         text=True, timeout=900)
+    return res
+
+
+def test_cli_prints_a_kernels_ptx_with_its_source_lines(offload_report, example_copy):
+    crate = example_copy("examples/offload-kernels")
+    res = _asm(crate, "--kernel", "saxpy", "--json")
+    assert res.returncode == 0, res.stderr
+    out = json.loads(res.stdout)
+    assert out["format"] == "ptx" and out["arch"] == offload_report.arch and out["kernel"] == "saxpy"
+    assert out["text"].startswith(".visible .entry saxpy(")
+    assert set(out["functions"]) == {"daxpy", "fir", "hash_u32", "saxpy", "triad"}
+    src = crate / "src" / "main.rs"
+    body = _line_of(src, "y[i] = a * x[i] + y[i];")
+    lines = out["text"].splitlines()
+    mapped = {row["line"] - out["functions"]["saxpy"][0]: row for row in out["lines"]}
+    fp = [i for i, text in enumerate(lines) if text.strip().startswith(("mul.rn.f32", "add.rn.f32", "fma.rn.f32"))]
+    assert fp and all(mapped[i]["source"] == "src/main.rs" and mapped[i]["sourceLine"] == body for i in fp)
+    # Every mapped line is an instruction of this crate's file.
+    assert {row["source"] for row in out["lines"]} == {"src/main.rs"}
+
+    # The LLVM IR of the same build, without recompiling; text form with a source gutter.
+    ir = _asm(crate, "--kernel", "saxpy", "--format", "llvm-ir")
+    assert ir.returncode == 0, ir.stderr
+    assert "is up to date" in ir.stderr
+    fmul = [line for line in ir.stdout.splitlines() if " fmul float " in line]
+    assert fmul and all(line.split("|")[0].strip() == f"src/main.rs:{body}" for line in fmul)
+
+
+def test_cli_asm_errors_say_what_to_do(offload_report, example_copy, tmp_path):
+    crate = example_copy("examples/offload-kernels")
+    res = _asm(crate, "--kernel", "no_such_kernel")
+    assert res.returncode == 2
+    assert "no kernel `no_such_kernel` in the ptx listing; functions there: daxpy, fir, hash_u32, saxpy, triad" \
+        in res.stderr
+    if offload_report.ptxas is None or "nvdisasm" in res.stderr:
+        return
+    from offload_ls.toolchain.build import _cuda_tool
+    if _cuda_tool(offload_report, "nvdisasm") is None:
+        sass = _asm(crate, "--format", "sass")
+        assert sass.returncode == 2 and "no sass listing: nvdisasm and ptxas from the CUDA toolkit are needed" \
+            in sass.stderr
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "Cargo.toml").write_text('[package]\nname = "broken"\nversion = "0.1.0"\nedition = "2021"\n')
+    (broken / "src").mkdir()
+    (broken / "src" / "main.rs").write_text("fn main() { let x: u32 = \"no\"; }\n")
+    bad = _asm(broken)
+    assert bad.returncode == 1
+    assert "mismatched types" in bad.stderr and "the device pass failed; no assembly was written" in bad.stderr

@@ -1,0 +1,88 @@
+"""Device listings and their source maps, on files this project's pipeline wrote:
+``offload_kernels_sm90_lines.ptx`` / ``.opt.ll`` are ``offload-ls asm examples/offload-kernels``
+output (Debian rustc 1.96 + LLVM 22, sm_90, line tables), recorded when the example's
+``saxpy_at`` body ``y[i] = a * x[i] + y[i];`` stood on line 59, the kernel ``saxpy`` on line 95
+and its call ``saxpy_at(i, *a, x, y)`` on line 98."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from offload_ls.gpu.listing import parse_asm, parse_llvm_ir, parse_sass
+
+DATA = Path(__file__).parent / "data"
+MAIN = "/work/main/examples/offload-kernels/src/main.rs"  # as the compiler recorded it
+KERNELS = {"daxpy", "fir", "hash_u32", "saxpy", "triad"}
+
+
+def _ptx():
+    return parse_asm((DATA / "offload_kernels_sm90_lines.ptx").read_text(), "ptx",
+                     "/work/main/examples/offload-kernels")
+
+
+def test_ptx_functions_are_the_kernel_entries():
+    listing = _ptx()
+    assert set(listing.functions) == KERNELS
+    first, last = listing.functions["saxpy"]
+    assert listing.lines[first].startswith(".visible .entry saxpy(") and listing.lines[last] == "}"
+
+
+def test_ptx_arithmetic_maps_to_the_statement_that_wrote_it():
+    listing = _ptx()
+    first, last = listing.functions["saxpy"]
+    body = range(first, last + 1)
+    fp = [i for i in body if listing.lines[i].strip().startswith(("mul.rn.f32", "add.rn.f32", "fma.rn.f32"))]
+    assert fp and {listing.source_line(i, MAIN) for i in fp} == {59}
+    # The statement's lines, asked the other way round, are all inside the kernels that inline it.
+    lines = listing.listing_lines(MAIN, 59)
+    assert set(fp) <= set(lines)
+    assert all(any(a <= i <= b for a, b in listing.functions.values()) for i in lines)
+
+
+def test_ptx_library_code_maps_to_the_kernel_line_that_called_it():
+    """``%ctaid.x`` comes from core::arch::nvptx (file 2 of the .file table, which llc writes
+    at the end of the module); its inlined-at chain leads to the kernel's index line 96."""
+    listing = _ptx()
+    first, last = listing.functions["saxpy"]
+    ctaid = next(i for i in range(first, last + 1) if "%ctaid.x" in listing.lines[i])
+    assert listing.locs[ctaid][0].path.endswith("core_arch/src/nvptx/mod.rs")
+    assert listing.source_line(ctaid, MAIN) == 96
+    # Directives, labels and comments belong to no source line.
+    assert listing.source_line(first, MAIN) is None
+    assert all(listing.source_line(i, MAIN) is None for i in range(first, last + 1)
+               if listing.lines[i].strip().startswith((".loc", "$L", "//")))
+
+
+def test_llvm_ir_locations_follow_scopes_and_inlined_at():
+    listing = parse_llvm_ir((DATA / "offload_kernels_sm90_lines.opt.ll").read_text())
+    assert KERNELS <= set(listing.functions)
+    first, last = listing.functions["saxpy"]
+    body = [i for i in range(first, last + 1)]
+    fmul = next(i for i in body if " fmul float " in listing.lines[i])
+    assert listing.source_line(fmul, MAIN) == 59
+    assert [loc.line for loc in listing.locs[fmul]] == [59, 98, 95]  # saxpy_at <- saxpy <- wrapper
+    ctaid = next(i for i in body if "sreg.ctaid.x" in listing.lines[i])
+    assert listing.source_line(ctaid, MAIN) == 96
+
+
+def test_sass_line_info_comments():
+    text = "\n".join([
+        "\t.section\t.text.saxpy,\"ax\",@progbits",
+        "        //## File \"/src/main.rs\", line 96 inlined at \"/src/main.rs\", line 95",
+        "        /*0000*/                   S2R R0, SR_CTAID.X ;",
+        "        //## File \"/src/lib.rs\", line 59 inlined at \"/src/main.rs\", line 98",
+        "        /*0010*/                   FFMA R3, R2, R4, R5 ;",
+        "        /*0020*/                   EXIT ;",
+    ])
+    listing = parse_sass(text)
+    assert listing.functions == {"saxpy": (0, 5)}
+    assert listing.source_line(2, "/src/main.rs") == 96
+    assert listing.source_line(4, "/src/main.rs") == 98 and listing.source_line(4, "/src/lib.rs") == 59
+    assert listing.source_line(1, "/src/main.rs") is None
+
+
+def test_bad_input_gives_an_empty_map_not_an_error():
+    for text in ["", "\x00\xff garbage {", ".loc 9 1 1\n\tmov.u32 %r1, %r2;\n}", ".file 1\n"]:
+        listing = parse_asm(text)
+        assert listing.line_map("/x.rs") == [] and listing.source_line(99, "/x.rs") is None
+        assert parse_llvm_ir(text).line_map("/x.rs") == []
