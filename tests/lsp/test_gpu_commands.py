@@ -3,6 +3,8 @@ trust gate, the run report, and code lenses with the last run's figures."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import shutil
 from pathlib import Path
 
@@ -87,3 +89,70 @@ async def test_run_reports_launches_and_code_lenses_show_them(client, tmp_path):
     assert "last run: 1 launch, → 390.6 KiB ← 195.3 KiB, run " in " ".join(titles)
     report = await _command(client, "offload-ls.showRunReport", [{"uri": uri}])
     assert report["report"] == result["report"]
+
+
+async def _init_with_view(client, root: Path, view: bool):
+    settings = {"trustedWorkspaces": [str(root)], "checkOnSave": False}
+    client.set_configuration(settings, section="offload-ls")
+    caps = capabilities(["utf-16"])
+    if view:
+        caps.experimental = {"commands": {"commands": ["offload-ls.showAssembly"]}}
+    await client.initialize_session(types.InitializeParams(
+        capabilities=caps, root_uri=root.as_uri(), initialization_options=settings,
+        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)]))
+
+
+async def _lenses(client, uri):
+    """Code lenses of ``uri`` once the document's analysis has kernels."""
+    for _ in range(200):
+        found = await client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))) or []
+        if any(lens.command.title == "Build for GPU" for lens in found):
+            return found
+        await asyncio.sleep(0.05)
+    raise AssertionError("no kernel code lenses")
+
+
+async def test_show_ptx_lens_only_for_clients_with_the_view(client, tmp_path):
+    crate = tmp_path / "offload-kernels"
+    shutil.copytree(EXAMPLE, crate, ignore=shutil.ignore_patterns("target"))
+    await _init_with_view(client, crate, view=False)
+    main = crate / "src" / "main.rs"
+    open_doc(client, main.as_uri(), main.read_text())
+    assert not [lens for lens in await _lenses(client, main.as_uri()) if lens.command.title == "Show PTX"]
+
+
+async def test_show_ptx_lens_and_the_assembly_command_map_kernel_lines(client, tmp_path):
+    from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
+
+    crate = tmp_path / "offload-kernels"
+    shutil.copytree(EXAMPLE, crate, ignore=shutil.ignore_patterns("target"))
+    await _init_with_view(client, crate, view=True)
+    main = crate / "src" / "main.rs"
+    uri = main.as_uri()
+    source = main.read_text()
+    open_doc(client, uri, source)
+    show = [lens for lens in await _lenses(client, uri) if lens.command.title == "Show PTX"]
+    kernel_lines = {n for n, line in enumerate(source.splitlines()) if 'extern "gpu-kernel" fn ' in line}
+    assert {lens.range.start.line for lens in show} >= kernel_lines and len(show) >= 5
+    saxpy = next(lens for lens in show if list(lens.command.arguments) == [{"uri": uri, "kernel": "saxpy"}])
+    assert saxpy.command.command == "offload-ls.showAssembly"
+    bad = await _command(client, "offload-ls.assembly", [{"uri": uri, "format": "hex"}])
+    assert bad == {"ok": False, "error": "offload-ls: unknown listing format 'hex'; use one of ptx, amdgcn, llvm-ir, sass"}
+    if run_doctor(probe_gpus=False).pipeline == HOST_ONLY:
+        if os.environ.get("OFFLOAD_LS_REQUIRE_TOOLCHAIN"):
+            pytest.fail("the offload toolchain is required here")
+        return
+    result = await _command(client, "offload-ls.assembly", list(saxpy.command.arguments))
+    assert result["ok"] is True, result
+    assert result["format"] == "ptx" and "llvm-ir" in result["formats"]
+    lines = result["text"].splitlines()
+    first, last = result["entry"]
+    assert lines[first].startswith(".visible .entry saxpy(") and lines[last] == "}"
+    body = next(n for n, line in enumerate(source.splitlines()) if "y[i] = a * x[i] + y[i];" in line)
+    mapping = dict(map(tuple, result["map"]))
+    fp = [i for i in range(first, last + 1) if lines[i].strip().startswith(("mul.rn.f32", "add.rn.f32", "fma.rn"))]
+    assert fp and all(mapping[i] == body for i in fp)
+    assert all(0 <= src < len(source.splitlines()) for src in mapping.values())
+    missing = await _command(client, "offload-ls.assembly", [{"uri": uri, "kernel": "nope"}])
+    assert missing["ok"] is False and "kernel `nope` is not in the ptx listing" in missing["error"]

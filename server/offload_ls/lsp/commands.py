@@ -9,7 +9,9 @@ Commands (arguments are one JSON object, typed below):
   ``offload-ls/runOutput`` notification; ends with the run report;
 - ``offload-ls.showRunReport`` ``{"uri"}`` — the last run report of the crate (JSON);
 - ``offload-ls.doctor`` — the doctor's report (JSON), also logged as text;
-- ``offload-ls.cancel`` ``{"uri"}`` — cancel a running build or run of that crate.
+- ``offload-ls.cancel`` ``{"uri"}`` — cancel a running build or run of that crate;
+- ``offload-ls.assembly`` ``{"uri", "kernel"?, "format"?}`` — the kernel assembly view's data
+  (:mod:`offload_ls.lsp.assembly`).
 
 Nothing is built or run for an untrusted workspace (``trustedWorkspaces``).
 """
@@ -28,6 +30,7 @@ from lsprotocol import types
 
 from offload_ls.gpu.launch import RunReport
 from offload_ls.gpu.resources import KernelResources
+from offload_ls.lsp import assembly
 from offload_ls.lsp.documents import uri_path
 from offload_ls.lsp.positions import to_range
 from offload_ls.toolchain.doctor import HOST_ONLY
@@ -71,7 +74,9 @@ def register_command_args(converter) -> None:
     and to say what it expects: a bare URI string is ``{"uri": ..}``; anything else but an
     object with a string ``uri`` raises ``TypeError`` naming the expected shape (pygls
     returns it as the request's error)."""
-    for cls in (BuildArgs, RunArgs, UriArgs):
+    from offload_ls.lsp.assembly import AssemblyArgs
+
+    for cls in (BuildArgs, RunArgs, UriArgs, AssemblyArgs):
         fields = ", ".join(f'"{a.name}"' for a in attrs.fields(cls))
 
         def hook(value, _type, cls=cls, fields=fields):
@@ -278,7 +283,7 @@ class GpuCommands:
                          f"→ {human_bytes(figs['h2d_bytes'])} ← {human_bytes(figs['d2h_bytes'])}, "
                          f"run {rep.seconds:.2f} s")
                 lenses.append(types.CodeLens(range=rng, command=types.Command(title, REPORT, arguments=[{"uri": uri}])))
-        return lenses
+        return lenses + assembly.lenses(self.server, doc, analysis)
 
     def code_actions(self, doc, analysis, span) -> list[types.CodeAction]:
         """"Build for GPU" / "Run on GPU" when the range touches a kernel or a launch."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from offload_ls.lsp import commands
+from offload_ls.lsp import assembly, commands
+from offload_ls.lsp.assembly import AssemblyArgs
 from offload_ls.lsp.commands import BuildArgs, RunArgs, UriArgs
 from offload_ls.lsp.server import OffloadLanguageServer
 
@@ -77,6 +78,10 @@ def register(server: OffloadLanguageServer) -> None:
     @server.command(commands.CANCEL)
     def cancel(ls: OffloadLanguageServer, args: UriArgs):
         return ls.gpu.cancel(args)
+
+    @server.command(assembly.ASSEMBLY)
+    async def kernel_assembly(ls: OffloadLanguageServer, args: AssemblyArgs):
+        return await assembly.assembly(ls.gpu, args)
 
     @server.feature(types.WINDOW_WORK_DONE_PROGRESS_CANCEL)
     def progress_cancel(ls: OffloadLanguageServer, params: types.WorkDoneProgressCancelParams) -> None:

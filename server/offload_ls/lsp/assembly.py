@@ -1,0 +1,102 @@
+"""The kernel assembly view: ``offload-ls.assembly`` and the "Show PTX" code lens.
+
+``offload-ls.assembly`` ``{"uri", "kernel"?, "format"?}`` compiles the crate of ``uri`` for
+the GPU target with line tables (:func:`offload_ls.workflow.assemble_crate`, reused while no
+source changed) and returns::
+
+    {"ok": true, "format": "ptx", "formats": ["ptx", "llvm-ir"], "arch": "sm_90",
+     "kernel": "saxpy", "entry": [first, last], "text": "...", "file": "/abs/.../device.ptx",
+     "map": [[listing line, source line], ...]}
+
+Lines in ``entry`` and ``map`` are 0-based (LSP lines; no column is involved, so no UTF-16
+conversion); ``map`` covers the lines that came from the document of ``uri`` only.
+
+The lens runs the client-side command ``offload-ls.showAssembly`` (same arguments), which
+opens a read-only document beside the source and highlights the lines of one side that
+belong to the cursor's line on the other. A client gets the lens only when it says it has
+that command, in ``capabilities.experimental.commands.commands`` (rust-analyzer's
+convention for client commands); VS Code's and Neovim's offload-ls plugins do.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import attrs
+from lsprotocol import types
+
+from offload_ls.lsp.documents import uri_path
+from offload_ls.lsp.positions import to_range
+
+if TYPE_CHECKING:
+    from offload_ls.lsp.commands import GpuCommands
+
+ASSEMBLY = "offload-ls.assembly"
+SHOW_ASSEMBLY = "offload-ls.showAssembly"  # the client's command (VS Code, Neovim plugins)
+FORMATS = ("ptx", "amdgcn", "llvm-ir", "sass")
+
+
+@attrs.define
+class AssemblyArgs:
+    """Arguments of ``offload-ls.assembly``: a document URI, the kernel, the listing format
+    (default: the device's assembly, ``ptx`` or ``amdgcn``)."""
+
+    uri: str
+    kernel: str | None = None
+    format: str | None = None
+
+
+def client_has_view(server) -> bool:
+    """True when the client declared ``offload-ls.showAssembly`` among its commands."""
+    experimental = server.client_capabilities.experimental if server.client_capabilities else None
+    commands = ((experimental or {}).get("commands") or {}).get("commands") if isinstance(experimental, dict) else None
+    return isinstance(commands, list) and SHOW_ASSEMBLY in commands
+
+
+def lenses(server, doc, analysis) -> list[types.CodeLens]:
+    """A "Show PTX" lens on each kernel's name (when the client can show it)."""
+    if doc.path is None or not analysis.kernels or not client_has_view(server):
+        return []
+    title = "Show assembly" if (server.settings.gpuTarget or "").startswith("amdgcn") else "Show PTX"
+    return [types.CodeLens(range=to_range(doc.line_index, k.name_span, server.encoding),
+                           command=types.Command(title, SHOW_ASSEMBLY, arguments=[{"uri": doc.uri, "kernel": k.name}]))
+            for k in analysis.kernels]
+
+
+async def assembly(gpu: "GpuCommands", args: AssemblyArgs) -> dict:
+    """The ``offload-ls.assembly`` command (see the module docstring)."""
+    from offload_ls.workflow import assemble_crate
+
+    if args.format is not None and args.format not in FORMATS:
+        return gpu._refuse(f"offload-ls: unknown listing format {args.format!r}; use one of {', '.join(FORMATS)}")
+    prepared, refusal = await gpu._prepare(args.uri)
+    if refusal is not None:
+        return refusal
+    manifest, report = prepared
+    token, cancel, say = gpu._progress("Assembly", manifest)
+    try:
+        outcome = await assemble_crate(manifest, report, cancel=cancel, progress=say)
+    except Exception as exc:  # noqa: BLE001 - CrateError, ValueError: tell the user
+        gpu._finish(token, manifest, "failed")
+        return gpu._refuse(f"offload-ls: device assembly failed: {exc}")
+    gpu._finish(token, manifest, "cancelled" if outcome.cancelled else ("done" if outcome.ok else "failed"))
+    if not outcome.ok:
+        for d in outcome.diagnostics:
+            gpu.server.log(f"[assembly] {d.level}: {d.message} [{d.source}]", types.MessageType.Error)
+        return gpu._refuse("offload-ls: the device pass failed, no assembly was written; see the offload-ls log"
+                           if not outcome.cancelled else "offload-ls: cancelled")
+    fmt = args.format or ("ptx" if "ptx" in outcome.files else "amdgcn")
+    if fmt not in outcome.files:
+        return gpu._refuse(f"offload-ls: no {fmt} listing" + (
+            ": SASS needs ptxas and nvdisasm from the CUDA toolkit" if fmt == "sass" else ""))
+    listing = outcome.listing(fmt)
+    entry = listing.functions.get(args.kernel) if args.kernel else None
+    if args.kernel and entry is None:
+        return gpu._refuse(f"offload-ls: kernel `{args.kernel}` is not in the {fmt} listing "
+                           f"(functions there: {', '.join(sorted(listing.functions)) or 'none'})")
+    path = uri_path(args.uri)
+    source = os.path.realpath(path) if path is not None else ""
+    return {"ok": True, "format": fmt, "formats": sorted(outcome.files), "arch": outcome.arch, "kernel": args.kernel,
+            "entry": list(entry) if entry else None, "text": listing.text, "file": str(outcome.files[fmt]),
+            "map": [[i, line - 1] for i, line in listing.line_map(source)]}
