@@ -90,16 +90,9 @@ def _wait_http(url: str, timeout_s: float) -> None:
             time.sleep(0.3)
 
 
-def test_the_extension_in_a_real_vscode(vscode_ready, tmp_path):
-    ws = tmp_path / "ws"
-    (ws / "src").mkdir(parents=True)
-    (ws / "Cargo.toml").write_text('[package]\nname = "e2e"\nversion = "0.1.0"\nedition = "2021"\n')
-    (ws / "src" / "main.rs").write_text(MAIN_RS)
-    (ws / ".vscode").mkdir()
-    settings = ws / ".vscode" / "settings.json"
-    settings.write_text("{}")
-    (ws / ".venv" / "bin").mkdir(parents=True)
-    (ws / ".venv" / "bin" / "offload-ls").symlink_to(SERVER_SCRIPT)
+def _drive(tmp_path: Path, ws: Path, drive_args: list[str], drive_env: dict[str, str], timeout_s: float = 600):
+    """Install the .vsix into a fresh code-server, open ``ws`` and run drive.mjs; returns
+    (steps by name, the finished drive process, the screenshot dir, the user-data dir)."""
     user, exts, shots = tmp_path / "user-data", tmp_path / "extensions", tmp_path / "screenshots"
     shots.mkdir()
     (user / "User").mkdir(parents=True)  # no welcome page taking the focus
@@ -118,9 +111,8 @@ def test_the_extension_in_a_real_vscode(vscode_ready, tmp_path):
     try:
         _wait_http(f"http://127.0.0.1:{port}/healthz", 60)
         drive = subprocess.run(
-            ["node", str(E2E / "drive.mjs"), f"http://127.0.0.1:{port}/?folder={ws}", str(shots), str(settings)],
-            env={**env, "OFFLOAD_LS_E2E_SERVER": f"{ws}/.venv/bin/offload-ls serve"},
-            capture_output=True, text=True, encoding="utf-8", timeout=600, cwd=E2E)
+            ["node", str(E2E / "drive.mjs"), f"http://127.0.0.1:{port}/?folder={ws}", str(shots), *drive_args],
+            env={**env, **drive_env}, capture_output=True, text=True, encoding="utf-8", timeout=timeout_s, cwd=E2E)
     finally:
         server.terminate()
         try:
@@ -134,6 +126,21 @@ def test_the_extension_in_a_real_vscode(vscode_ready, tmp_path):
         if line.startswith("{"):
             record = json.loads(line)
             steps[record["step"]] = record
+    return steps, drive, shots, user
+
+
+def test_the_extension_in_a_real_vscode(vscode_ready, tmp_path):
+    ws = tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "Cargo.toml").write_text('[package]\nname = "e2e"\nversion = "0.1.0"\nedition = "2021"\n')
+    (ws / "src" / "main.rs").write_text(MAIN_RS)
+    (ws / ".vscode").mkdir()
+    settings = ws / ".vscode" / "settings.json"
+    settings.write_text("{}")
+    (ws / ".venv" / "bin").mkdir(parents=True)
+    (ws / ".venv" / "bin" / "offload-ls").symlink_to(SERVER_SCRIPT)
+    steps, drive, shots, user = _drive(tmp_path, ws, [str(settings)],
+                                       {"OFFLOAD_LS_E2E_SERVER": f"{ws}/.venv/bin/offload-ls serve"})
     failed = [s for s in steps.values() if not s["ok"]]
     assert not failed and drive.returncode == 0, \
         f"{failed or drive.stderr[-2000:]}; screenshots: {sorted(p.name for p in shots.iterdir())} in {shots}"
@@ -149,3 +156,49 @@ def test_the_extension_in_a_real_vscode(vscode_ready, tmp_path):
     started = [ln for text in logs for ln in text.splitlines() if "starting the server:" in ln]
     assert started and all(f"the workspace's .venv: {ws}/.venv/bin/offload-ls" in ln for ln in started), started
     assert len(started) == 1  # after the kill the client restarted the same command (a new pid: drive.mjs)
+
+
+@pytest.mark.toolchain
+def test_run_lens_and_the_ptx_view_in_a_real_vscode(vscode_ready, tmp_path):
+    """The example crate: "▶ Run on GPU" (no GPU here: the Virtual Host Device image) ends in
+    the run report; "Show PTX" on `saxpy` opens its PTX beside the source; the cursor on
+    `saxpy_at`'s statement selects its PTX lines (status bar), and a PTX line leads back."""
+    from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
+
+    if run_doctor(probe_gpus=False).pipeline == HOST_ONLY:
+        if os.environ.get("OFFLOAD_LS_REQUIRE_TOOLCHAIN") == "1":
+            pytest.fail("OFFLOAD_LS_REQUIRE_TOOLCHAIN=1 but the offload toolchain is missing")
+        pytest.skip("needs the offload toolchain")
+    ws = tmp_path / "offload-kernels"
+    shutil.copytree(REPO / "examples" / "offload-kernels", ws, ignore=shutil.ignore_patterns("target"))
+    (ws / ".venv" / "bin").mkdir(parents=True)
+    (ws / ".venv" / "bin" / "offload-ls").symlink_to(SERVER_SCRIPT)
+    lines = (ws / "src" / "main.rs").read_text().splitlines()
+    find = lambda text: next(n for n, line in enumerate(lines, 1) if text in line)  # noqa: E731
+    body = find("y[i] = a * x[i] + y[i];")
+    steps, drive, shots, _ = _drive(tmp_path, ws, [], {
+        "OFFLOAD_LS_E2E_MODE": "gpu", "OFFLOAD_LS_E2E_LINE": str(body),
+        "OFFLOAD_LS_E2E_MAIN_LINE": str(find("fn main()")),
+        "OFFLOAD_LS_E2E_KERNEL_LINE": str(find('extern "gpu-kernel" fn saxpy('))}, timeout_s=1200)
+    failed = [s for s in steps.values() if not s["ok"]]
+    assert not failed and drive.returncode == 0, \
+        f"{failed or drive.stderr[-2000:]}; screenshots: {sorted(p.name for p in shots.iterdir())} in {shots}"
+    assert list(steps) == ["workbench", "open_file", "run_lens", "show_ptx", "source_to_ptx", "ptx_to_source"]
+    assert steps["run_lens"]["detail"].startswith("run report: exit status 0, ")
+    assert steps["show_ptx"]["detail"].startswith("main.rs.saxpy.ptx")
+    # The status bar's PTX lines are the ones `offload-ls asm` maps to that statement.
+    asm = subprocess.run([sys.executable, "-m", "offload_ls", "asm", str(ws), "--json"], capture_output=True,
+                         text=True, timeout=600)
+    assert asm.returncode == 0, asm.stderr
+    mapped = sorted(row["line"] + 1 for row in json.loads(asm.stdout)["lines"] if row["sourceLine"] == body)
+    assert mapped
+    runs: list[list[int]] = []
+    for n in mapped:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    parts = [f"{a}" if a == b else f"{a}-{b}" for a, b in runs]
+    expected = "ptx " + ", ".join(parts[:4] + (["…"] if len(parts) > 4 else []))
+    assert steps["source_to_ptx"]["detail"].endswith(expected), (steps["source_to_ptx"], expected)
+    assert steps["ptx_to_source"]["detail"].endswith(f"main.rs:{body}")

@@ -4,6 +4,9 @@
 // A failed step stops the run and saves `<outDir>/<step>.png`.
 //
 // usage: OFFLOAD_LS_E2E_SERVER=PATTERN node drive.mjs URL OUT_DIR SETTINGS_JSON_PATH
+//        OFFLOAD_LS_E2E_MODE=gpu node drive.mjs URL OUT_DIR  (the workspace is examples/offload-kernels:
+//        the "Run on GPU" lens on the Virtual Host Device, "Show PTX" and the line map both ways;
+//        OFFLOAD_LS_E2E_LINE is the 1-based source line whose PTX lines are checked)
 //   URL: the workbench with the workspace folder (…/?folder=/abs/ws); the workspace holds
 //        src/main.rs with the kernel `scale(x: *mut [f32; 4])` (one raw_pointer_kernel_param).
 //   PATTERN: a string of the server's command line (to kill it: the recovery check); in the
@@ -15,6 +18,7 @@ import { writeFileSync } from "node:fs";
 import { chromium } from "playwright-core";
 
 const [url, outDir, settingsPath] = process.argv.slice(2);
+const mode = process.env.OFFLOAD_LS_E2E_MODE ?? "lint";
 const serverPattern = process.env.OFFLOAD_LS_E2E_SERVER ?? "offload-ls serve";
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const RULE = "raw_pointer_kernel_param";
@@ -27,6 +31,8 @@ const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 const t0 = Date.now();
 
 function report(step, ok, detail) {
+  // editors render spaces as no-break spaces
+  detail = String(detail).replace(/\u00a0/g, " ");
   console.log(JSON.stringify({ step, ok, detail, seconds: (Date.now() - t0) / 1000 }));
 }
 
@@ -81,6 +87,77 @@ await step("open_file", async () => {
     }
   }
 });
+
+/** Click the code lens titled `lensText` nearest above the editor line containing `lineText`. */
+async function clickLensAbove(lineText, lensText) {
+  const line = page.locator(".monaco-editor .view-line", { hasText: lineText }).first();
+  await line.waitFor({ timeout: 30_000 });
+  const lenses = page.locator(".monaco-editor .codelens-decoration a", { hasText: lensText });
+  await lenses.first().waitFor({ timeout: 60_000 });
+  const lineBox = await line.boundingBox();
+  let best;
+  let bestY = -Infinity;
+  for (const lens of await lenses.all()) {
+    const box = await lens.boundingBox();
+    if (box && box.y < lineBox.y && box.y > bestY) {
+      best = lens;
+      bestY = box.y;
+    }
+  }
+  if (best === undefined) {
+    throw new Error(`no "${lensText}" lens above "${lineText}"`);
+  }
+  await best.click();
+}
+
+/** Go to a 1-based line of the active editor with Ctrl+G. */
+async function goToLine(line) {
+  await page.keyboard.press("Control+G");
+  await page.waitForSelector(".quick-input-widget input", { timeout: 10_000 });
+  await page.keyboard.type(String(line));
+  await page.keyboard.press("Enter");
+  await page.waitForTimeout(500);
+}
+
+if (mode === "gpu") {
+  const line = Number(process.env.OFFLOAD_LS_E2E_LINE);
+  await step("run_lens", async () => {
+    await goToLine(Number(process.env.OFFLOAD_LS_E2E_MAIN_LINE));
+    await clickLensAbove("fn main()", "Run on GPU");
+    // the run report ends the "offload-ls run" output channel (a cold build takes minutes here)
+    const report = page.locator(".part.panel .view-line", { hasText: "run report: exit status" }).first();
+    await report.waitFor({ timeout: 480_000 });
+    return (await report.innerText()).trim();
+  });
+  await step("show_ptx", async () => {
+    await page.locator(".monaco-editor .view-line", { hasText: "fn main()" }).first().click();
+    await goToLine(Number(process.env.OFFLOAD_LS_E2E_KERNEL_LINE));
+    await clickLensAbove('extern "gpu-kernel" fn saxpy(', "Show PTX");
+    const tab = page.locator(".tab", { hasText: "main.rs.saxpy.ptx" }).first();
+    await tab.waitFor({ timeout: 300_000 });
+    const entry = page.locator(".monaco-editor .view-line", { hasText: ".visible .entry saxpy(" }).first();
+    await entry.waitFor({ timeout: 30_000 });
+    return (await tab.innerText()).trim();
+  });
+  await step("source_to_ptx", async () => {
+    // the source editor keeps the focus: its cursor line selects the PTX lines
+    await goToLine(line);
+    const status = page.locator(".statusbar-item", { hasText: /ptx \d/ }).first();
+    await status.waitFor({ timeout: 30_000 });
+    return (await status.innerText()).trim();
+  });
+  await step("ptx_to_source", async () => {
+    const fp = page.locator(".monaco-editor .view-line", { hasText: /(mul|add|fma)\.rn\.f32/ }).first();
+    await fp.waitFor({ timeout: 30_000 });
+    await fp.click();
+    const status = page.locator(".statusbar-item", { hasText: /main\.rs:\d+/ }).first();
+    await status.waitFor({ timeout: 30_000 });
+    return (await status.innerText()).trim();
+  });
+  await page.screenshot({ path: `${outDir}/done.png` });
+  await browser.close();
+  process.exit(0);
+}
 
 await step("status_bar", async () => {
   const item = page.locator(".statusbar-item", { hasText: /offload: .*·/ }).first();

@@ -31,6 +31,10 @@ export const PALETTE_COMMANDS: Readonly<Record<string, string>> = {
   "offload-ls.vscode.cancel": SERVER_COMMANDS.cancel,
 };
 
+/** The palette command that opens the kernel assembly view (the extension's own; the lens
+ * runs `offload-ls.showAssembly`, assembly.ts). */
+export const SHOW_ASSEMBLY_PALETTE = "offload-ls.vscode.showAssembly";
+
 /** The palette command that restarts the server (the extension's own). */
 export const RESTART_COMMAND = "offload-ls.restartServer";
 

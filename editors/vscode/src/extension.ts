@@ -24,10 +24,13 @@ import {
   PALETTE_COMMANDS,
   RESTART_COMMAND,
   resultText,
+  SHOW_ASSEMBLY_PALETTE,
   runOutputLine,
   SERVER_COMMANDS,
   targetUri,
 } from "./commands";
+import { SHOW_ASSEMBLY } from "./assembly";
+import { AssemblyView } from "./assemblyView";
 import { nodeProbes } from "./probe";
 import { resolveServerCommand } from "./serverCommand";
 import { answerConfiguration, needsRestart, SECTION, serverSettings } from "./settings";
@@ -54,6 +57,7 @@ class OffloadExtension implements vscode.Disposable {
   private base: StatusView = STARTING_STATUS;
   private lifecycle: Promise<void> = Promise.resolve();
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly assembly: AssemblyView;
 
   constructor() {
     this.log = vscode.window.createOutputChannel("offload-ls", { log: true });
@@ -61,7 +65,8 @@ class OffloadExtension implements vscode.Disposable {
     this.status = vscode.window.createStatusBarItem("offload-ls.status", vscode.StatusBarAlignment.Left, 0);
     this.status.name = "offload-ls";
     this.status.command = "offload-ls.vscode.doctor";
-    this.disposables.push(this.log, this.runChannel, this.status);
+    this.assembly = new AssemblyView((command, args) => this.execute(command, args));
+    this.disposables.push(this.log, this.runChannel, this.status, this.assembly);
     this.render();
     this.status.show();
   }
@@ -204,6 +209,17 @@ class OffloadExtension implements vscode.Disposable {
       context.subscriptions.push(vscode.commands.registerCommand(id, () => this.paletteCommand(id)));
     }
     context.subscriptions.push(vscode.commands.registerCommand(RESTART_COMMAND, () => this.restart()));
+    context.subscriptions.push(vscode.commands.registerCommand(SHOW_ASSEMBLY_PALETTE, async () => {
+      const uri = vscode.window.activeTextEditor?.document.uri;
+      if (uri === undefined || uri.scheme !== "file") {
+        void vscode.window.showErrorMessage("offload-ls: open a Rust file of a crate first.");
+        return undefined;
+      }
+      const format = await vscode.window.showQuickPick(["ptx", "llvm-ir", "sass", "amdgcn"], {
+        placeHolder: "Listing (sass needs the CUDA toolkit's nvdisasm; amdgcn the AMD target)",
+      });
+      return format === undefined ? undefined : this.assembly.show({ uri: uri.toString(), format });
+    }));
   }
 
   // ------------------------------------------------------------------ lifecycle
@@ -294,6 +310,17 @@ class OffloadExtension implements vscode.Disposable {
       if (line !== undefined) {
         this.runChannel.appendLine(line);
       }
+    });
+    // Tell the server which client-side commands exist (rust-analyzer's
+    // `experimental.commands` convention): it then offers the "Show PTX" lens.
+    client.registerFeature({
+      fillClientCapabilities: (capabilities) => {
+        const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
+        capabilities.experimental = { ...experimental, commands: { commands: [SHOW_ASSEMBLY] } };
+      },
+      initialize: () => undefined,
+      getState: () => ({ kind: "static" }),
+      clear: () => undefined,
     });
     this.client = client;
     try {

@@ -7,6 +7,7 @@ import {
   PALETTE_COMMANDS,
   RESTART_COMMAND,
   resultText,
+  SHOW_ASSEMBLY_PALETTE,
   runOutputLine,
   SERVER_COMMANDS,
   targetUri,
@@ -17,7 +18,7 @@ const file = (p: string) => ({ scheme: "file", toString: () => `file://${p}` });
 
 test("palette commands: exactly the contributed ones, none named like a server command", () => {
   const contributed = packageJson.contributes.commands.map((c) => c.command).sort();
-  assert.deepEqual(contributed, [...Object.keys(PALETTE_COMMANDS), RESTART_COMMAND].sort());
+  assert.deepEqual(contributed, [...Object.keys(PALETTE_COMMANDS), RESTART_COMMAND, SHOW_ASSEMBLY_PALETTE].sort());
   // languageclient registers every server command name itself (executeCommandProvider):
   // a contributed command of the same name would clash with it.
   const server = new Set<string>(Object.values(SERVER_COMMANDS));
