@@ -175,12 +175,12 @@ def test_neovim_lints_hovers_lenses_commands_and_quick_fix(nvim, tmp_path, offer
         "settings": {"offload-ls": {"rules": {}, "trustedWorkspaces": [], "checkOnSave": True,
                                     "transferPlan": True, "scanWorkspace": True, "debounceMs": 0}},
     }
-    assert got["user_commands"] == ["OffloadBuild", "OffloadCancel", "OffloadDoctor", "OffloadRun",
+    assert got["user_commands"] == ["OffloadAsm", "OffloadBuild", "OffloadCancel", "OffloadDoctor", "OffloadRun",
                                     "OffloadRunReport"]
     assert (got["client_name"], got["filetype"], got["root_dir"]) == ("offload_ls", "rust", str(crate))
     assert got["offset_encoding"] == negotiated
     assert got["execute_commands"] == ["offload-ls.build", "offload-ls.run", "offload-ls.showRunReport",
-                                       "offload-ls.doctor", "offload-ls.cancel"]
+                                       "offload-ls.doctor", "offload-ls.cancel", "offload-ls.assembly"]
     # before_init sends the merged settings as initializationOptions.
     assert got["initialization_options"] == {"offload-ls": {
         "rules": {"unsafe_in_kernel": "deny"}, "trustedWorkspaces": [], "checkOnSave": True,
@@ -218,6 +218,9 @@ def test_neovim_lints_hovers_lenses_commands_and_quick_fix(nvim, tmp_path, offer
         ("▶ Run on GPU", "offload-ls.run", [{"uri": uri}], main_range),
         ("Build", "offload-ls.build", [{"uri": uri}], main_range),
         ("Build for GPU", "offload-ls.build", [{"uri": uri}], lsp_range(index, kernel.name_span, negotiated)),
+        # the shipped config declares offload-ls.showAssembly: the assembly view's lens
+        ("Show PTX", "offload-ls.showAssembly", [{"uri": uri, "kernel": "fill"}],
+         lsp_range(index, kernel.name_span, negotiated)),
     ]
 
     # The plugin's commands in an untrusted folder: nothing is built or run.
@@ -300,10 +303,14 @@ def test_neovim_runs_a_trusted_crate_and_shows_the_run(nvim, offload_toolchain, 
 
     # Lenses: after each kernel's "Build for GPU" (the file defines each kernel twice, for
     # the GPU and for the host device), the last run's transfers of that kernel.
-    titles = [c["command"]["title"] for c in got["codelens"]]
+    all_titles = [c["command"]["title"] for c in got["codelens"]]
+    titles = [t for t in all_titles if t != "Show PTX"]
     assert titles[:2] == ["▶ Run on GPU", "Build"]
     defined = [k.name for k in analyze_source(main_rs.read_bytes()).kernels]
     assert defined == kernels * 2
+    # the shipped config declares the assembly view: a "Show PTX" lens on each kernel
+    assert [c["command"]["arguments"][0]["kernel"] for c in got["codelens"]
+            if c["command"]["title"] == "Show PTX"] == defined
     launches = {l["kernel"]: l for l in run["launches"]}
     assert titles[2::2] == ["Build for GPU"] * len(defined)
     for title, name in zip(titles[3::2], defined, strict=True):
@@ -321,6 +328,37 @@ def test_neovim_runs_a_trusted_crate_and_shows_the_run(nvim, offload_toolchain, 
     progress = got["progress"]
     assert progress[0] == {"kind": "begin", "title": "offload-ls: Run", "message": "offload-kernels"}
     assert next(p for p in progress if p["kind"] == "end")["message"] == "ok"
+
+
+@pytest.mark.toolchain
+def test_neovim_show_ptx_lens_opens_the_kernels_ptx_with_the_line_map(nvim, offload_toolchain, tmp_path):
+    """The "Show PTX" lens (vim.lsp.codelens.run, chosen in vim.ui.select) opens saxpy's PTX in
+    a read-only scratch buffer beside the source; the cursor on `saxpy_at`'s statement
+    highlights exactly the PTX lines `offload-ls asm` maps to it, and back."""
+    crate = copy_crate(ROOT / "examples" / "offload-kernels", tmp_path / "offload-kernels")
+    main_rs = crate / "src" / "main.rs"
+    lines = main_rs.read_text().splitlines()
+    body = next(n for n, line in enumerate(lines, 1) if "y[i] = a * x[i] + y[i];" in line)
+    kernel = next(n for n, line in enumerate(lines, 1) if 'extern "gpu-kernel" fn saxpy(' in line)
+    got = run_nvim(nvim, tmp_path, {
+        "scenario": "asm", "file": str(main_rs), "line": body, "kernel_line": kernel,
+        "settings": {"trustedWorkspaces": [str(crate)], "checkOnSave": False},
+    }, timeout=RUN_SESSION_TIMEOUT_S)
+    asm = got["asm"]
+    assert asm["ok"] is True, asm
+    assert "Show PTX" in asm["offered"] and "Build for GPU" in asm["offered"]
+    assert asm["buffer"] == "offload-ls://asm/main.rs.saxpy.ptx"
+    assert (asm["filetype"], asm["modifiable"], asm["current_is_source"]) == ("asm", False, True)
+    assert asm["entry_line"].startswith(".visible .entry saxpy(")
+    assert asm["entry"][0] <= asm["listing_cursor"] <= asm["entry"][1]
+    cli = subprocess.run([sys.executable, "-m", "offload_ls", "asm", str(crate), "--json"], capture_output=True,
+                         text=True, timeout=600)
+    assert cli.returncode == 0, cli.stderr
+    mapped = sorted(row["line"] for row in json.loads(cli.stdout)["lines"] if row["sourceLine"] == body)
+    assert mapped and asm["listing_highlighted"] == mapped
+    assert asm["source_highlighted"] == [body - 1]
+    assert asm["back_source_highlighted"] == [body - 1] and asm["back_listing_highlighted"] == mapped
+    assert asm["none_source_highlighted"] == []
 
 
 # ---------------------------------------------------------------------------- README setup

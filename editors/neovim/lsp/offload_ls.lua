@@ -16,6 +16,11 @@ return {
   cmd = { "offload-ls" },
   filetypes = { "rust" },
   root_markers = { "Cargo.toml", ".git" },
+  -- The client-side commands this plugin implements (rust-analyzer's `experimental.commands`
+  -- convention): the server then offers the "Show PTX" lens (lua/offload_ls/assembly.lua).
+  capabilities = vim.tbl_deep_extend("force", vim.lsp.protocol.make_client_capabilities(), {
+    experimental = { commands = { commands = { "offload-ls.showAssembly" } } },
+  }),
   settings = {
     ["offload-ls"] = {
       -- rule name -> "allow" | "warn" | "deny" (overrides Cargo.toml

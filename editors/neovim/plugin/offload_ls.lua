@@ -1,5 +1,5 @@
 -- offload-ls user commands (:OffloadBuild, :OffloadRun, :OffloadRunReport, :OffloadDoctor,
--- :OffloadCancel); see lua/offload_ls/init.lua. Set vim.g.loaded_offload_ls = 1 before
+-- :OffloadCancel, :OffloadAsm); see lua/offload_ls/init.lua. Set vim.g.loaded_offload_ls = 1 before
 -- plugins load to skip this file.
 if vim.g.loaded_offload_ls then
   return

@@ -59,7 +59,7 @@ local function diag_records(buf, client)
   return records
 end
 
-local lint_scenario, run_scenario
+local lint_scenario, run_scenario, asm_scenario
 
 vim.api.nvim_create_autocmd("LspProgress", {
   callback = function(ev)
@@ -143,6 +143,8 @@ local function main()
 
   if plan.scenario == "run" then
     return run_scenario(buf, uri, client, published_current)
+  elseif plan.scenario == "asm" then
+    return asm_scenario(buf, uri, client)
   elseif plan.scenario == "open" then
     -- Diagnostics only, and one plugin command (found by the server's commands, whatever
     -- the client's name).
@@ -263,6 +265,73 @@ run_scenario = function(buf, uri, client, published_current)
   out.codelens = res and res[client.id] and res[client.id].result or vim.NIL
   run_ex("OffloadBuild host", "offload-ls.build", plan.run_timeout_ms)
   out.build_buffer = lines_of("build")
+end
+
+-- The "Show PTX" lens on the kernel at plan.kernel_line (run as a user does: cursor on the
+-- line, vim.lsp.codelens.run(), "Show PTX" chosen in vim.ui.select), then the cursor on
+-- plan.line in the source and on the first PTX line that came from it.
+asm_scenario = function(buf, uri, client)
+  local assembly = require("offload_ls.assembly")
+  local win = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_cursor(win, { plan.kernel_line, 0 })
+  vim.lsp.codelens.refresh({ bufnr = buf })
+  wait_for("code lenses", function()
+    for _, lens in ipairs(vim.lsp.codelens.get(buf)) do
+      if lens.command and lens.command.title == "Show PTX" then
+        return true
+      end
+    end
+    return false
+  end)
+  out.asm = { offered = {} }
+  vim.ui.select = function(items, opts, on_choice)
+    for i, item in ipairs(items) do
+      local title = opts.format_item and opts.format_item(item) or tostring(item)
+      table.insert(out.asm.offered, title)
+      if title:match("Show PTX") then
+        return on_choice(item, i)
+      end
+    end
+    on_choice(nil, nil)
+  end
+  vim.lsp.codelens.run()
+  if not vim.wait(plan.run_timeout_ms, function() return assembly.last ~= nil end, 50) then
+    error("timed out waiting for the assembly view")
+  end
+  local lbuf = nil
+  for b, _ in pairs(assembly.views) do
+    lbuf = b
+  end
+  out.asm.ok = assembly.last.ok
+  if not lbuf then
+    out.asm.error = assembly.last.error
+    return
+  end
+  out.asm.buffer = vim.api.nvim_buf_get_name(lbuf)
+  out.asm.filetype = vim.bo[lbuf].filetype
+  out.asm.modifiable = vim.bo[lbuf].modifiable
+  local lwin = vim.fn.win_findbuf(lbuf)[1]
+  local entry = assembly.last.entry
+  out.asm.entry_line = vim.api.nvim_buf_get_lines(lbuf, entry[1], entry[1] + 1, false)[1]
+  -- the listing's cursor: on the kernel (the source cursor's line, or its entry)
+  out.asm.listing_cursor = vim.api.nvim_win_get_cursor(lwin)[1] - 1
+  out.asm.entry = entry
+  out.asm.current_is_source = vim.api.nvim_get_current_buf() == buf
+  -- source -> listing
+  vim.api.nvim_win_set_cursor(win, { plan.line, 0 })
+  vim.api.nvim_exec_autocmds("CursorMoved", { buffer = buf })
+  out.asm.listing_highlighted = assembly.highlighted(lbuf)
+  out.asm.source_highlighted = assembly.highlighted(buf)
+  -- listing -> source: the first highlighted listing line, then a line of no source
+  vim.api.nvim_set_current_win(lwin)
+  local target = out.asm.listing_highlighted[#out.asm.listing_highlighted]
+  vim.api.nvim_win_set_cursor(lwin, { target + 1, 0 })
+  vim.api.nvim_exec_autocmds("CursorMoved", { buffer = lbuf })
+  out.asm.back_source_highlighted = assembly.highlighted(buf)
+  out.asm.back_listing_highlighted = assembly.highlighted(lbuf)
+  vim.api.nvim_win_set_cursor(lwin, { 1, 0 })
+  vim.api.nvim_exec_autocmds("CursorMoved", { buffer = lbuf })
+  out.asm.none_source_highlighted = assembly.highlighted(buf)
 end
 
 vim.api.nvim_create_autocmd("VimEnter", {

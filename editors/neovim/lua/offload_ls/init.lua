@@ -8,7 +8,8 @@
 --
 -- `setup()` (called by plugin/offload_ls.lua) also routes the server's code lenses ("Run on
 -- GPU", "Build for GPU", "last run: ...") through these commands via `vim.lsp.commands`, so
--- `vim.lsp.codelens.run()` shows their results too.
+-- `vim.lsp.codelens.run()` shows their results too. The kernel assembly view (:OffloadAsm and
+-- the "Show PTX" lens) is lua/offload_ls/assembly.lua.
 
 local M = {}
 
@@ -183,7 +184,7 @@ function M.show_result(command, result)
     return
   end
   if result.ok == false and nonempty(result.error) then
-    if command == M.commands.build or command == M.commands.run then
+    if command == M.commands.build or command == M.commands.run or command == "offload-ls.assembly" then
       -- The server already showed this refusal (window/showMessage); keep it in the run
       -- buffer, do not show it twice.
       if command == M.commands.run then
@@ -328,6 +329,7 @@ function M.setup()
     end
   end
   vim.lsp.handlers["offload-ls/runOutput"] = M.on_run_output
+  require("offload_ls.assembly").setup()
 end
 
 return M
