@@ -65,20 +65,31 @@ def test_llvm_ir_locations_follow_scopes_and_inlined_at():
     assert listing.source_line(ctaid, MAIN) == 96
 
 
-def test_sass_line_info_comments():
-    text = "\n".join([
-        "\t.section\t.text.saxpy,\"ax\",@progbits",
-        "        //## File \"/src/main.rs\", line 96 inlined at \"/src/main.rs\", line 95",
-        "        /*0000*/                   S2R R0, SR_CTAID.X ;",
-        "        //## File \"/src/lib.rs\", line 59 inlined at \"/src/main.rs\", line 98",
-        "        /*0010*/                   FFMA R3, R2, R4, R5 ;",
-        "        /*0020*/                   EXIT ;",
-    ])
-    listing = parse_sass(text)
-    assert listing.functions == {"saxpy": (0, 5)}
-    assert listing.source_line(2, "/src/main.rs") == 96
-    assert listing.source_line(4, "/src/main.rs") == 98 and listing.source_line(4, "/src/lib.rs") == 59
-    assert listing.source_line(1, "/src/main.rs") is None
+def test_sass_from_the_h200_maps_instructions_to_source_lines():
+    """``nvdisasm --print-line-info`` of ``ptxas -lineinfo`` on the same PTX (without its DWARF,
+    :func:`ptx_for_ptxas`), recorded on the H200 (benchmarks/gpu_record/record.sh): optimised
+    SASS, FMUL and FADD of saxpy_at's statement on line 59."""
+    listing = parse_sass((DATA / "h200_offload_kernels_lines.sass").read_text())
+    assert KERNELS <= set(listing.functions)
+    first, last = listing.functions["saxpy"]
+    body = range(first, last + 1)
+    fp = [i for i in body if " FMUL " in listing.lines[i] or " FADD " in listing.lines[i]]
+    assert len(fp) == 2 and {listing.source_line(i, MAIN) for i in fp} == {59}
+    exit_ = next(i for i in body if "@P0 EXIT" in listing.lines[i])
+    assert listing.source_line(exit_, MAIN) == 97  # the bounds guard `if i < N`
+    assert not any("MOV R6, R6" in listing.lines[i] for i in body)  # optimised, not -g
+    assert listing.source_line(first, MAIN) is None  # the label line
+
+
+def test_ptx_for_ptxas_keeps_line_tables_and_drops_dwarf():
+    from offload_ls.gpu.listing import ptx_for_ptxas
+
+    text = (DATA / "offload_kernels_sm90_lines.ptx").read_text()
+    out = ptx_for_ptxas(text)
+    assert ".target sm_90, debug" in text and ".target sm_90\n" in out
+    assert ".debug_info" in text and ".debug_" not in out
+    assert out.count("\t.loc\t") == text.count("\t.loc\t") > 100
+    assert out.count("\t.file\t") == text.count("\t.file\t") == 4
 
 
 def test_bad_input_gives_an_empty_map_not_an_error():

@@ -240,9 +240,14 @@ def assembly_plan(crate: Crate, report: DoctorReport, timeouts: dict[str, float]
     nvdisasm = _cuda_tool(report, "nvdisasm")
     if img.triple.startswith("nvptx") and report.ptxas and nvdisasm:
         plan.cubin, plan.sass = img.bc.with_suffix(".cubin"), img.bc.with_suffix(".sass")
+        nodwarf = img.bc.with_suffix(".lineinfo.ptx")
         plan.passes += [
+            # without the DWARF llc adds, or ptxas compiles unoptimised (gpu/listing.py)
+            Pass("ptx-for-ptxas", "device cubin",
+                 (sys.executable, "-m", "offload_ls.gpu.listing", "ptx-for-ptxas", str(img.asm), str(nodwarf)),
+                 {}, cwd, t["tool"], (nodwarf,), json=False, needs_clean=True),
             Pass("ptxas-lineinfo", "device cubin",
-                 (report.ptxas, "-lineinfo", f"-arch={img.arch}", str(img.asm), "-o", str(plan.cubin)),
+                 (report.ptxas, "-lineinfo", f"-arch={img.arch}", str(nodwarf), "-o", str(plan.cubin)),
                  {}, cwd, t["tool"], (plan.cubin,), json=False, needs_clean=True),
             Pass("nvdisasm", "device SASS", (nvdisasm, "--print-line-info", str(plan.cubin)),
                  {}, cwd, t["tool"], (plan.sass,), json=False, needs_clean=True)]
