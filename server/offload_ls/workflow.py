@@ -16,6 +16,8 @@ from pathlib import Path
 from offload_ls.gpu.bundle import Bundle, make_bundle
 from offload_ls.gpu.launch import RunReport, run_binary
 from offload_ls.gpu.resources import KernelResources, parse_ptxas_verbose
+from offload_ls.gpu.profile import ProfileReport
+from offload_ls.gpu.profile_run import find_ncu, profile_binary
 from offload_ls.gpu.listing import Listing, parse_asm, parse_llvm_ir, parse_sass
 from offload_ls.toolchain.build import AssemblyPlan, BuildPlan, assembly_plan, build_plan
 from offload_ls.toolchain.compile import CheckResult, run_plan
@@ -163,6 +165,16 @@ class RunOutcome:
     report: RunReport | None
 
 
+@dataclass
+class ProfileOutcome:
+    """Result of :func:`profile_crate`: the build, the plain run's report and the profile
+    (``None`` for both when the build failed)."""
+
+    build: BuildOutcome
+    report: RunReport | None
+    profile: ProfileReport | None
+
+
 async def run_crate(manifest: Path, report: DoctorReport, args: list[str] | None = None, *,
                     bin_name: str | None = None, device: int | None = None, device_image: str | None = None,
                     timeout: float = 300.0, cancel: CancelToken | None = None, progress: Progress | None = None,
@@ -177,10 +189,31 @@ async def run_crate(manifest: Path, report: DoctorReport, args: list[str] | None
         progress(f"running {built.exe}")
     rep = await run_binary(built.exe, args or [], device=device, timeout=timeout, cancel=cancel,
                            on_stdout=on_stdout, on_stderr=on_stderr, gpu_present=bool(report.gpus),
-                           images=[i.split()[0] for i in built.images],
-                           gpu_archs=[g.arch for g in report.gpus if g.arch],
-                           image_archs=[i.split()[1] for i in built.images if not i.startswith("x86_64")])
+                           **_image_checks(built, report))
     return RunOutcome(built, rep)
+
+
+def _image_checks(built: BuildOutcome, report: DoctorReport) -> dict:
+    return {"images": [i.split()[0] for i in built.images], "gpu_archs": [g.arch for g in report.gpus if g.arch],
+            "image_archs": [i.split()[1] for i in built.images if not i.startswith("x86_64")]}
+
+
+async def profile_crate(manifest: Path, report: DoctorReport, args: list[str] | None = None, *,
+                        bin_name: str | None = None, device: int | None = None, device_image: str | None = None,
+                        timeout: float = 300.0, cancel: CancelToken | None = None,
+                        progress: Progress | None = None) -> ProfileOutcome:
+    """Build if stale, then profile (:func:`offload_ls.gpu.profile_run.profile_binary`): the
+    runtime's copy and launch timings always, Nsight Compute's per-launch figures with a GPU
+    and ``ncu``. Files go to ``target/offload-ls/profile/``."""
+    built = await build_crate(manifest, report, bin_name=bin_name, device_image=device_image,
+                              cancel=cancel, progress=progress)
+    if not built.ok:
+        return ProfileOutcome(built, None, None)
+    rep, prof = await profile_binary(built.exe, args or [], out_dir=built.crate.out_dir / "profile",
+                                     gpu_present=bool(report.gpus), ncu=find_ncu(report.cuda_path), device=device,
+                                     timeout=timeout, cancel=cancel, progress=progress,
+                                     run_kwargs=_image_checks(built, report))
+    return ProfileOutcome(built, rep, prof)
 
 
 @dataclass

@@ -53,10 +53,10 @@ def test_cargo_offload_without_a_command_or_with_an_unknown_one():
     proc = _cargo(cwd=FIXTURES)
     assert proc.returncode == 0
     assert proc.stdout.startswith("usage: cargo offload COMMAND [ARGS]\n")
-    proc = _cargo("profile", cwd=FIXTURES)
+    proc = _cargo("bench", cwd=FIXTURES)
     assert proc.returncode == 2
-    assert proc.stderr == ("cargo offload: no command `profile` (profiling is not part of this offload-ls "
-                           "version); commands: check, build, run, doctor, rules\n")
+    assert proc.stderr == ("cargo offload: no command `bench`; commands: check, build, run, profile, asm, doctor, "
+                           "rules\n")
 
 
 def test_cargo_arguments_become_offload_ls_arguments(tmp_path):
@@ -80,7 +80,10 @@ def test_cargo_arguments_become_offload_ls_arguments(tmp_path):
     assert translate(["offload"], tmp_path) == []
     # what cargo refuses, refused in its words
     assert translate(["offload", "bench"], tmp_path) == ("cargo offload: no command `bench`; commands: check, "
-                                                         "build, run, doctor, rules")
+                                                         "build, run, profile, asm, doctor, rules")
+    assert translate(["offload", "profile", "--", "7"], inside) == ["profile", manifest, "--", "7"]
+    assert translate(["offload", "asm", "--kernel", "k", "--format", "llvm-ir"], inside) == \
+        ["asm", "--kernel", "k", "--format", "llvm-ir", manifest]
     assert translate(["offload", "check"], tmp_path) == \
         f"cargo offload: could not find `Cargo.toml` in `{tmp_path}` or any parent directory"
     assert translate(["offload", "check", "--manifest-path", "README.md"], tmp_path) == \
@@ -91,3 +94,25 @@ def test_cargo_arguments_become_offload_ls_arguments(tmp_path):
         "cargo offload: --manifest-path needs a value: the path to a Cargo.toml"
     assert translate(["offload", "check", "--manifest-path", manifest, "--manifest-path", manifest], tmp_path) == \
         "cargo offload: --manifest-path given twice"
+
+
+def test_cargo_offload_profile_and_asm_on_the_crate_of_the_current_directory(tmp_path):
+    """The real cargo runs `cargo offload profile` / `asm` on the example crate (no GPU here:
+    the Virtual Host Device and the runtime's time trace; the PTX of the device pass)."""
+    from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
+
+    if run_doctor(probe_gpus=False).pipeline == HOST_ONLY:
+        pytest.skip("needs the offload toolchain")
+    crate = tmp_path / "offload-kernels"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "offload-kernels", crate,
+                    ignore=shutil.ignore_patterns("target"))
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    prof = subprocess.run([CARGO, "offload", "profile"], cwd=crate / "src", env=env, capture_output=True, text=True,
+                          timeout=900)
+    assert prof.returncode == 0, prof.stderr
+    assert "OK hash_u32: 50000 elements" in prof.stdout
+    assert "\nprofile (runtime log)\n  runtime (libomptarget time trace): kernel launches " in prof.stdout
+    asm = subprocess.run([CARGO, "offload", "asm", "--kernel", "daxpy"], cwd=crate, env=env, capture_output=True,
+                         text=True, timeout=900)
+    assert asm.returncode == 0, asm.stderr
+    assert asm.stdout.splitlines()[1].endswith("| .visible .entry daxpy(")

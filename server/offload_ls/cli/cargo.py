@@ -5,11 +5,12 @@ Cargo runs an external subcommand ``cargo offload ARGS`` as ``cargo-offload offl
 and runs ``offload-ls ARGS`` on the crate of the current directory by default:
 
     cargo offload check [PATH...] [--manifest-path Cargo.toml] [offload-ls check options]
-    cargo offload build|run [--manifest-path Cargo.toml] [options] [-- program args]
+    cargo offload build|run|profile [--manifest-path Cargo.toml] [options] [-- program args]
+    cargo offload asm [--manifest-path Cargo.toml] [--kernel NAME] [--format ptx|llvm-ir|sass]
     cargo offload doctor
 
 ``--manifest-path FILE`` (cargo's spelling) names the crate as ``offload-ls`` does: the
-manifest's directory for ``check``, the manifest itself for ``build`` and ``run``.
+manifest's directory for ``check``, the manifest itself for the others.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from offload_ls.cli.main import build_parser
 from offload_ls.cli.main import main as cli_main
 from offload_ls.workspace.cargo import find_manifest
 
-COMMANDS = ("check", "build", "run", "doctor", "rules")
+COMMANDS = ("check", "build", "run", "profile", "asm", "doctor", "rules")
 
 USAGE = """\
 usage: cargo offload COMMAND [ARGS]
@@ -33,6 +34,8 @@ commands:
   check    lint the crate's .rs files (offload-ls check)
   build    build the crate's offload binary (offload-ls build)
   run      build if stale and run it, with a report of launches and copies (offload-ls run)
+  profile  run it and profile the kernels: Nsight Compute figures with a GPU (offload-ls profile)
+  asm      a kernel's PTX / LLVM IR / SASS with source lines (offload-ls asm)
   doctor   show what the installed toolchains and GPUs can do (offload-ls doctor)
   rules    list the lint rules (offload-ls rules)
 
@@ -71,7 +74,7 @@ def translate(args: Sequence[str], cwd: Path | None = None) -> list[str] | str:
     at or above ``cwd`` (cargo's own errors, in its words where it has them).
 
     Without ``--manifest-path`` and without a PATH, ``check`` lints the crate of the
-    nearest ``Cargo.toml`` at or above ``cwd``; ``build``/``run`` get its manifest."""
+    nearest ``Cargo.toml`` at or above ``cwd``; the other crate commands get its manifest."""
     rest = list(args)
     if rest[:1] == ["offload"]:
         rest = rest[1:]
@@ -81,10 +84,9 @@ def translate(args: Sequence[str], cwd: Path | None = None) -> list[str] | str:
         return ["--version"]
     command, rest = rest[0], rest[1:]
     if command not in COMMANDS:
-        hint = " (profiling is not part of this offload-ls version)" if command == "profile" else ""
-        return f"cargo offload: no command `{command}`{hint}; commands: {', '.join(COMMANDS)}"
+        return f"cargo offload: no command `{command}`; commands: {', '.join(COMMANDS)}"
     program: list[str] = []
-    if command == "run" and "--" in rest:
+    if command in ("run", "profile") and "--" in rest:
         cut = rest.index("--")
         rest, program = rest[:cut], rest[cut:]
     out: list[str] = []

@@ -8,7 +8,7 @@ Commands:
   [--deny RULE] [--warn RULE] [--allow RULE] [--max-file-bytes N]``: lint files for CI and
   pre-commit (see :mod:`offload_ls.cli.check`).
 - ``offload-ls rules [--format text|json]``: every rule with its default level and summary.
-- ``offload-ls doctor|build|run|asm``: the toolchain and GPU commands of
+- ``offload-ls doctor|build|run|profile|asm``: the toolchain and GPU commands of
   :mod:`offload_ls.cli.toolchain_cmds` (registered when that module imports).
 - ``offload-ls --version``.
 
@@ -119,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
         toolchain.add_doctor(sub)
         toolchain.add_build(sub)
         toolchain.add_run(sub)
+        toolchain.add_profile(sub)
         toolchain.add_asm(sub)
     return parser
 
@@ -142,14 +143,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     program_args: list[str] = []
-    if argv[:1] == ["run"] and "--" in argv:
+    if argv[:1] in (["run"], ["profile"]) and "--" in argv:
         # Everything after `--` goes to the program; options before it are ours wherever
         # they stand (`run PATH --timeout 3 -- ARGS`).
         cut = argv.index("--")
         argv, program_args = argv[:cut], argv[cut + 1:]
     try:
         args = parser.parse_args(argv)
-        if getattr(args, "command", None) == "run":
+        if getattr(args, "command", None) in ("run", "profile"):
             args.program_args = program_args
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (EXIT_OK if exc.code is None else EXIT_ERROR)
@@ -162,7 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     toolchain = _toolchain_commands()
     assert toolchain is not None  # the parser only knows these commands when it imported
     return {"doctor": toolchain.doctor_command, "build": toolchain.build_command,
-            "run": toolchain.run_command, "asm": toolchain.asm_command}[args.command](args)
+            "run": toolchain.run_command, "asm": toolchain.asm_command,
+            "profile": toolchain.profile_command}[args.command](args)
 
 
 def serve() -> int:

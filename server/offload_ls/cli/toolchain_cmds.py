@@ -99,6 +99,62 @@ def add_run(sub) -> None:
     p.epilog = "Arguments after `--` are passed to the program: offload-ls run . --timeout 60 -- 1000"
 
 
+def add_profile(sub) -> None:
+    p = sub.add_parser("profile", help="build if stale, run and profile the kernels (Nsight Compute when present)",
+                       description="Build if stale, run once with the offload runtime's time trace (copy and "
+                                   "launch timings, the run report), then, on a machine with an NVIDIA GPU and "
+                                   "Nsight Compute (ncu), once under ncu: per launch the duration, DRAM bytes "
+                                   "and bandwidth against the GPU's peak, FLOP/s and arithmetic intensity "
+                                   "(roofline), registers, occupancy and local-memory spills. Arguments after "
+                                   "`--` go to the program.")
+    _common_build_args(p)
+    p.add_argument("--device", type=int, metavar="N", help="OpenMP device number (OMP_DEFAULT_DEVICE)")
+    p.add_argument("--timeout", type=_positive_seconds, default=300.0, metavar="SECONDS",
+                   help="kill the plain run after SECONDS (default 300; the run under ncu gets 10x)")
+    p.add_argument("--json", action="store_true", help="print the profile and run report as JSON")
+
+
+def profile_command(args: argparse.Namespace) -> int:
+    import json
+
+    from offload_ls.gpu.profile import render
+    from offload_ls.workflow import profile_crate
+
+    manifest = _manifest(args.path)
+    report = _doctor_for(args) if manifest else None
+    if manifest is None or report is None:
+        return EXIT_ERROR
+    device_image = args.device_image
+    if device_image is None and not report.gpus:
+        _note("no GPU found: building with --device-image host (kernels run on the CPU through "
+              "libomptarget's Virtual Host Device; only the runtime's timings can be measured)")
+        device_image = "host"
+    try:
+        outcome = asyncio.run(profile_crate(manifest, report, list(getattr(args, "program_args", [])),
+                                            bin_name=args.bin_name, device=args.device, device_image=device_image,
+                                            timeout=args.timeout, progress=_note))
+    except (CrateError, ValueError) as exc:
+        _err(str(exc))
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        _err("cancelled")
+        return EXIT_FAIL
+    _print_diagnostics(outcome.build.diagnostics)
+    if outcome.report is None or outcome.profile is None:
+        _err("build failed; nothing was run")
+        return EXIT_FAIL
+    if args.json:
+        print(json.dumps({"profile": outcome.profile.to_json(), "run": outcome.report.to_json(),
+                          "resources": [vars(r) for r in outcome.build.resources]}, indent=2))
+    else:
+        if outcome.report.stdout:
+            print(outcome.report.stdout.rstrip("\n"))  # the program's own output (of the plain run)
+        _print_build(outcome.build)
+        print(outcome.report.render())
+        print(render(outcome.profile))
+    return EXIT_OK if outcome.report.ok else EXIT_FAIL
+
+
 def add_asm(sub) -> None:
     p = sub.add_parser("asm", help="show the device assembly (PTX, LLVM IR, SASS) of the kernels",
                        description="Compile the crate for the GPU target with line tables and print a "

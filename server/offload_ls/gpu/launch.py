@@ -49,6 +49,15 @@ class RunReport:
     def problems_fatal(self) -> bool:
         return self.timed_out or self.cancelled or self.exit_status != 0
 
+    def to_json(self) -> dict:
+        """The run report as JSON (the ``offload-ls.run`` command's result; bytes, seconds)."""
+        return {"ok": self.ok, "exitStatus": self.exit_status, "seconds": round(self.seconds, 3),
+                "timedOut": self.timed_out, "cancelled": self.cancelled, "problems": self.problems,
+                "launches": [{"kernel": l.kernel, "device": l.device, "blocks": list(l.blocks),
+                              "threads": list(l.threads), "mode": l.mode, "h2dBytes": l.h2d_bytes,
+                              "d2hBytes": l.d2h_bytes} for l in self.log.launches],
+                "h2dBytes": self.log.h2d_bytes, "d2hBytes": self.log.d2h_bytes, "report": self.render()}
+
     def render(self) -> str:
         """The run report as text (what ``offload-ls run`` prints at the end)."""
         from offload_ls.toolchain.transfer_plan import human_bytes
@@ -111,7 +120,8 @@ async def run_binary(exe: Path, args: Sequence[str] = (), *, device: int | None 
                      cwd: Path | None = None, on_stdout: Callable[[str], None] | None = None,
                      on_stderr: Callable[[str], None] | None = None,
                      gpu_present: bool | None = None, images: Sequence[str] = (),
-                     gpu_archs: Sequence[str] = (), image_archs: Sequence[str] = ()) -> RunReport:
+                     gpu_archs: Sequence[str] = (), image_archs: Sequence[str] = (),
+                     wrapper: Sequence[str] = (), extra_env: dict[str, str] | None = None) -> RunReport:
     """Run ``exe`` and build its :class:`RunReport`.
 
     Args:
@@ -121,10 +131,13 @@ async def run_binary(exe: Path, args: Sequence[str] = (), *, device: int | None 
         images: triples embedded in the binary (``llvm-objdump --offloading``).
         gpu_archs: archs of this machine's GPUs (``sm_90``); image_archs: archs of the
             binary's GPU images — a mismatch explains a launch that finds no kernel.
+        wrapper: argv run in front of the binary (a profiler: ``ncu ... --``).
+        extra_env: more environment (``LIBOMPTARGET_PROFILE``).
     """
     if not exe.is_file():
         return RunReport(str(exe), None, 0.0, TransferLog(), problems=[f"{exe}: no such binary; build it first"])
-    done = await run_async([str(exe), *args], timeout=timeout, cwd=cwd or exe.parent, env=run_env(device),
+    done = await run_async([*wrapper, str(exe), *args], timeout=timeout, cwd=cwd or exe.parent,
+                           env=run_env(device, extra_env),
                            cancel=cancel, on_stdout_line=on_stdout, on_stderr_line=on_stderr)
     log = parse_info_log(done.stderr.splitlines())
     program_err = "\n".join(line for line in done.stderr.splitlines() if " info: " not in line)

@@ -306,11 +306,7 @@ class GpuCommands:
 
 
 def report_json(rep: RunReport) -> dict:
-    return {"ok": rep.ok, "exitStatus": rep.exit_status, "seconds": round(rep.seconds, 3),
-            "timedOut": rep.timed_out, "cancelled": rep.cancelled, "problems": rep.problems,
-            "launches": [{"kernel": l.kernel, "device": l.device, "blocks": list(l.blocks), "threads": list(l.threads),
-                          "mode": l.mode, "h2dBytes": l.h2d_bytes, "d2hBytes": l.d2h_bytes} for l in rep.log.launches],
-            "h2dBytes": rep.log.h2d_bytes, "d2hBytes": rep.log.d2h_bytes, "report": rep.render()}
+    return rep.to_json()
 
 
 def find_main(root):
