@@ -32,11 +32,14 @@ demo: setup
 	@echo "== offload-ls check examples/rust-cuda-style examples/lint-gallery"
 	@$(BIN)/offload-ls check examples/rust-cuda-style examples/lint-gallery; \
 	  status=$$?; [ $$status -le 1 ] || exit $$status
-	@echo "== offload-ls check examples/offload-kernels (a correct crate: no findings expected)"
-	@$(BIN)/offload-ls check examples/offload-kernels
 	@if dpkg -s $(TOOLCHAIN_PACKAGES) >/dev/null 2>&1; then \
+	  echo "== offload-ls check --transfer-plan examples/offload-kernels (a correct crate: no findings; the offload compile says what each launch copies)"; \
+	  $(BIN)/offload-ls check --transfer-plan examples/offload-kernels || exit $$?; \
 	  echo "== offload-ls run --device-image host examples/offload-kernels (build, then run on the Virtual Host Device)"; \
 	  $(BIN)/offload-ls run --device-image host examples/offload-kernels; \
+	else \
+	  echo "== offload-ls check examples/offload-kernels (a correct crate: no findings expected)"; \
+	  $(BIN)/offload-ls check examples/offload-kernels; \
 	fi
 
 # The VS Code extension's checks (tsc, unit tests, stdio smoke test against this checkout's

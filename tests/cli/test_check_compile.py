@@ -65,3 +65,16 @@ def test_transfer_plan_findings_merge_with_lints(cli, crates):
         "0x100): the kernel receives an address, not the value; pass a reference (`&f32`) instead"]
     # The lint rules still report on the same file, with source "offload-ls".
     assert any(o["source"] == "offload-ls" and o["rule"] == "raw_pointer_kernel_param" for o in objs)
+
+
+def test_transfer_plan_section_prints_what_each_launch_copies(cli, crates):
+    """`--transfer-plan` (implies --compile): the host pass's map types per argument, with the
+    kernel's parameter names and types: `&[f32; 1024]` to (4 KiB), `&mut` tofrom, the raw
+    pointer's single f32 (4 B), the by-value f32 passed as a value."""
+    rc, out, err = cli("check", "--transfer-plan", "-A", "raw_pointer_kernel_param", "transfer-kinds")
+    section = out.split("\n\ntransfer plan of transfer-kinds (compiled host code, per launch):\n", 1)[1]
+    assert section.splitlines() == [
+        "  mixed(a: &[f32; N] → to 4 KiB, b: &mut [f32; N] → tofrom 4 KiB, c: *mut f32 → tofrom 4 B, "
+        "k: f32 → by value): 8.0 KiB to the device, 4.0 KiB back"]
+    rc, out, err = cli("check", "--transfer-plan", "--format", "json", "transfer-kinds")
+    assert rc == 2 and "--transfer-plan is printed in the text format only" in err

@@ -162,11 +162,14 @@ class CheckResult:
         files: analysed files (including those without findings).
         notices: problems and skipped files, in the order they happened.
         cwd: the directory relative paths (and SARIF's ``%SRCROOT%``) refer to.
+        transfer_plans: what the host pass's IR says each kernel's launch copies.
     """
 
     files: list[FileReport] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
     cwd: Path = field(default_factory=Path.cwd)
+    #: crate directory -> kernel -> compiled transfer plan (``--compile`` only)
+    transfer_plans: dict[Path, dict] = field(default_factory=dict)
 
     @property
     def findings(self) -> list[tuple[FileReport, Finding]]:

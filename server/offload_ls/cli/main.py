@@ -106,6 +106,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--compile", action="store_true",
                        help="also run the offload compile (device pass, host pass, transfer plan) of each "
                             "crate and merge the compiler's findings, labelled by pass; runs build scripts")
+    check.add_argument("--transfer-plan", action="store_true",
+                       help="with --compile (implied): after the findings, print what each kernel's launch "
+                            "copies according to the compiled host code (text format)")
     check.add_argument("-v", "--verbose", action="store_true",
                        help="show tracebacks when the analysis of a file fails")
 
@@ -203,6 +206,25 @@ def rules_command(fmt: str) -> int:
     return EXIT_OK
 
 
+def _transfer_plan_text(result) -> str:
+    """The ``--transfer-plan`` section: per crate, one line per kernel (parameter names and
+    types from the checked files' kernel declarations)."""
+    from offload_ls.analysis.engine import analyze_source
+    from offload_ls.toolchain.transfer_plan import render_kernel_plan
+
+    params = {}
+    for fr in result.files:
+        for k in analyze_source(fr.source).kernels:
+            params.setdefault(k.name, [(p.name, p.type_text) for p in k.params])
+    if not result.transfer_plans:
+        return "\ntransfer plan: none (no kernel launch was compiled; see the notices above)\n"
+    out = []
+    for crate, plans in result.transfer_plans.items():
+        out.append(f"\ntransfer plan of {crate.name} (compiled host code, per launch):")
+        out += [f"  {render_kernel_plan(kt, params.get(name, ()))}" for name, kt in sorted(plans.items())]
+    return "\n".join(out) + "\n"
+
+
 def check_command(args: argparse.Namespace) -> int:
     """``check``: analyse, render in the chosen format, write to stdout or ``--output``."""
     from offload_ls.cli.formats import renderer
@@ -215,8 +237,11 @@ def check_command(args: argparse.Namespace) -> int:
             _write(sys.stderr, f"{PROG}: error: --output {args.output} would overwrite a source file; "
                                f"choose a report file such as offload-ls.json\n")
             return EXIT_ERROR
+    if args.transfer_plan and args.format != "text":
+        _write(sys.stderr, f"{PROG}: error: --transfer-plan is printed in the text format only\n")
+        return EXIT_ERROR
     result = check_paths(args.paths, overrides, max_file_bytes=args.max_file_bytes, verbose=args.verbose)
-    if args.compile:
+    if args.compile or args.transfer_plan:
         from offload_ls.cli.compile_merge import merge_compiler_findings
 
         def report(notice):
@@ -224,6 +249,8 @@ def check_command(args: argparse.Namespace) -> int:
             _write(sys.stderr, notice.line() + "\n")
         merge_compiler_findings(result, report)
     text = renderer(args.format)(result)
+    if args.transfer_plan:
+        text += _transfer_plan_text(result)
     status = result.exit_status
     if args.output in (None, "-"):
         _write(sys.stdout, text)

@@ -10,6 +10,7 @@ docs/offload-notes.md ("What the host pass copies"). Map-type bits: LLVM's
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -143,3 +144,17 @@ def parse_ir_file(path: Path) -> dict[str, KernelTransfers]:
     """
     with path.open("r", encoding="utf-8", errors="replace") as fh:
         return parse_ir_lines(fh)
+
+
+def render_kernel_plan(kt: KernelTransfers, params: Sequence[tuple[str, str]] = ()) -> str:
+    """One line for a kernel's compiled transfer plan, e.g.
+    ``saxpy(a: &f32 → to 4 B, x: &[f32; N] → to 256 KiB, y: &mut [f32; N] → tofrom 256 KiB):
+    512.0 KiB to the device, 256 KiB back``; ``params``: (name, type text) of the kernel's
+    parameters in order, when the source is known (else ``arg0``, ``arg1``...)."""
+    parts = []
+    for a in kt.args:
+        name, ty = params[a.index] if a.index < len(params) else (f"arg{a.index}", "")
+        what = "by value" if a.literal else f"{a.direction} {human_bytes(a.bytes)}"
+        parts.append(f"{name}: {ty} → {what}" if ty else f"{name} → {what}")
+    return (f"{kt.kernel}({', '.join(parts)}): {human_bytes(kt.bytes_to_device)} to the device, "
+            f"{human_bytes(kt.bytes_from_device)} back")
