@@ -160,8 +160,8 @@ def test_the_extension_in_a_real_vscode(vscode_ready, tmp_path):
 
 @pytest.mark.toolchain
 def test_run_lens_and_the_ptx_view_in_a_real_vscode(vscode_ready, tmp_path):
-    """The example crate: "▶ Run on GPU" (no GPU here: the Virtual Host Device image) ends in
-    the run report; "Show PTX" on `saxpy` opens its PTX beside the source; the cursor on
+    """The example crate, with the server bundled in the .vsix (no .venv, no setting):
+    "▶ Run on GPU" (no GPU here: the Virtual Host Device image) ends in the run report; "Show PTX" on `saxpy` opens its PTX beside the source; the cursor on
     `saxpy_at`'s statement selects its PTX lines (status bar), and a PTX line leads back."""
     from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
 
@@ -171,12 +171,11 @@ def test_run_lens_and_the_ptx_view_in_a_real_vscode(vscode_ready, tmp_path):
         pytest.skip("needs the offload toolchain")
     ws = tmp_path / "offload-kernels"
     shutil.copytree(REPO / "examples" / "offload-kernels", ws, ignore=shutil.ignore_patterns("target"))
-    (ws / ".venv" / "bin").mkdir(parents=True)
-    (ws / ".venv" / "bin" / "offload-ls").symlink_to(SERVER_SCRIPT)
+    # no .venv and no server setting: the extension runs the server bundled in the .vsix
     lines = (ws / "src" / "main.rs").read_text().splitlines()
     find = lambda text: next(n for n, line in enumerate(lines, 1) if text in line)  # noqa: E731
     body = find("y[i] = a * x[i] + y[i];")
-    steps, drive, shots, _ = _drive(tmp_path, ws, [], {
+    steps, drive, shots, user = _drive(tmp_path, ws, [], {
         "OFFLOAD_LS_E2E_MODE": "gpu", "OFFLOAD_LS_E2E_LINE": str(body),
         "OFFLOAD_LS_E2E_MAIN_LINE": str(find("fn main()")),
         "OFFLOAD_LS_E2E_KERNEL_LINE": str(find('extern "gpu-kernel" fn saxpy('))}, timeout_s=1200)
@@ -202,3 +201,7 @@ def test_run_lens_and_the_ptx_view_in_a_real_vscode(vscode_ready, tmp_path):
     expected = "ptx " + ", ".join(parts[:4] + (["…"] if len(parts) > 4 else []))
     assert steps["source_to_ptx"]["detail"].endswith(expected), (steps["source_to_ptx"], expected)
     assert steps["ptx_to_source"]["detail"].endswith(f"main.rs:{body}")
+    logs = [p.read_text(errors="replace") for p in user.glob("logs/*/exthost*/offload-ls.offload-ls/*.log")]
+    started = [ln for text in logs for ln in text.splitlines() if "starting the server:" in ln]
+    assert len(started) == 1 and "the server bundled in the extension, run by " in started[0], started
+    assert "/launcher/offload_ls_launch.py serve)" in started[0]

@@ -15,7 +15,9 @@ import {
   type Executable,
   type LanguageClientOptions,
 } from "vscode-languageclient/node";
+import * as fs from "node:fs";
 import * as os from "node:os";
+import * as path from "node:path";
 import * as readline from "node:readline";
 
 import {
@@ -59,7 +61,9 @@ class OffloadExtension implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private readonly assembly: AssemblyView;
 
-  constructor() {
+  /** @param bundledLauncher the .vsix's `launcher/offload_ls_launch.py` when it carries the
+   * server (`bundled/libs`), else `undefined` */
+  constructor(private readonly bundledLauncher: string | undefined) {
     this.log = vscode.window.createOutputChannel("offload-ls", { log: true });
     this.runChannel = vscode.window.createOutputChannel("offload-ls run");
     this.status = vscode.window.createStatusBarItem("offload-ls.status", vscode.StatusBarAlignment.Left, 0);
@@ -285,6 +289,7 @@ class OffloadExtension implements vscode.Disposable {
           .map((f) => f.uri.fsPath),
         selectedPython: await selectedPythonInterpreter(),
         home: os.homedir(),
+        bundled: this.bundledLauncher,
       },
       nodeProbes,
     );
@@ -399,7 +404,9 @@ class OffloadExtension implements vscode.Disposable {
 let extension: OffloadExtension | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  extension = new OffloadExtension();
+  const launcher = path.join(context.extensionPath, "launcher", "offload_ls_launch.py");
+  const bundled = fs.existsSync(path.join(context.extensionPath, "bundled", "libs", "offload_ls")) ? launcher : undefined;
+  extension = new OffloadExtension(bundled);
   context.subscriptions.push(extension);
   extension.registerCommands(context);
   extension.watch(context);

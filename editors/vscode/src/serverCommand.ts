@@ -4,7 +4,10 @@
  *
  * Order: `offload-ls.server.path` if set (run as `<path> serve`), else
  * `offload-ls.server.python` if set (`<python> -m offload_ls serve`); else, with no setting:
- * each workspace folder's `.venv/bin/offload-ls` and `venv/bin/offload-ls`, then the
+ * each workspace folder's `.venv/bin/offload-ls` and `venv/bin/offload-ls` (a server the
+ * user installed for this workspace), then the server bundled in the .vsix
+ * (`<python> <extension>/launcher/offload_ls_launch.py serve`, with the Python extension's
+ * interpreter, then `python3`, then `python`: any CPython >= 3.11), then the
  * interpreter the Python extension selected (`<python> -m offload_ls`), then `offload-ls`
  * on PATH, then `~/.local/bin/offload-ls` (pip --user and pipx install there; VS Code's
  * server often has a PATH without it), then `python3 -m offload_ls`, then `python -m
@@ -31,6 +34,9 @@ export interface ServerConfig {
   selectedPython?: string | null;
   /** the user's home directory (for `~/.local/bin`) */
   home?: string | null;
+  /** the bundled server's launcher (`<extension>/launcher/offload_ls_launch.py`), when the
+   * .vsix carries one */
+  bundled?: string | null;
 }
 
 /** The outcome of running a program. `code` is `null` when it could not run or timed out. */
@@ -119,19 +125,24 @@ function noServer(headline: string, tried: string[]): NoServer {
 }
 
 /** A program to try: an `offload-ls` script (`python: false`) or an interpreter to run
- * `-m offload_ls` with; `name` labels it in the list of candidates tried, `describe` the
- * chosen one in the log. */
+ * `-m offload_ls` with (or, with `launcher`, the bundled server's launcher script); `name`
+ * labels it in the list of candidates tried, `describe` the chosen one in the log. */
 interface Candidate {
   program: string;
   python: boolean;
+  launcher?: string;
   name: string;
   describe: (path: string) => string;
 }
 
 const VERSION_ARGS = { script: ["--version"], python: ["-m", "offload_ls", "--version"] };
 
-function found(path: string, python: boolean, description: string): ServerCommand {
-  return { ok: true, command: path, args: python ? ["-m", "offload_ls", "serve"] : ["serve"], description };
+function baseArgs(python: boolean, launcher?: string): string[] {
+  return launcher !== undefined ? [launcher] : python ? ["-m", "offload_ls"] : [];
+}
+
+function found(path: string, python: boolean, description: string, launcher?: string): ServerCommand {
+  return { ok: true, command: path, args: [...baseArgs(python, launcher), "serve"], description };
 }
 
 /** The candidates of the search with no setting, in order (see the top of this file). */
@@ -144,6 +155,18 @@ function searchCandidates(config: ServerConfig): Candidate[] {
     }
   }
   const selected = nonEmpty(config.selectedPython);
+  const launcher = nonEmpty(config.bundled);
+  if (launcher !== undefined) {
+    for (const interpreter of [...(selected !== undefined ? [selected] : []), ...DEFAULT_PYTHONS]) {
+      out.push({
+        program: interpreter,
+        python: true,
+        launcher,
+        name: `${interpreter} ${launcher} (the server bundled in the extension)`,
+        describe: (p) => `the server bundled in the extension, run by ${p}: ${launcher}`,
+      });
+    }
+  }
   if (selected !== undefined) {
     out.push({
       program: selected,
@@ -197,9 +220,9 @@ export async function resolveServerCommand(config: ServerConfig, probes: Probes)
   }
   const tried: string[] = [];
   for (const c of searchCandidates(config)) {
-    const r = await check(probes, c.program, c.python ? VERSION_ARGS.python : VERSION_ARGS.script);
+    const r = await check(probes, c.program, [...baseArgs(c.python, c.launcher), "--version"]);
     if (r.problem === undefined) {
-      return found(r.path!, c.python, c.describe(r.path!));
+      return found(r.path!, c.python, c.describe(r.path!), c.launcher);
     }
     tried.push(`${c.name}: ${r.problem}`);
   }

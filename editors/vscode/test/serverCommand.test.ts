@@ -176,3 +176,33 @@ test("no setting: the Python extension's interpreter, then PATH, then ~/.local/b
     "run /home/u/.local/bin/offload-ls --version",
   ]);
 });
+
+test("default: the server bundled in the .vsix, after the workspace's venv, run by the first Python >= 3.11", async () => {
+  const launcher = "/ext/offload-ls/launcher/offload_ls_launch.py";
+  const tooOld: RunResult = { code: 3, stdout: "", stderr: "offload-ls needs Python 3.11 or newer; /usr/bin/python3 is 3.9.2\n" };
+  const { probes, calls } = fake(
+    { "/sel/python": "/sel/python", python3: "/usr/bin/python3", python: "/opt/py/bin/python" },
+    { [`/sel/python ${launcher} --version`]: tooOld, [`/usr/bin/python3 ${launcher} --version`]: tooOld },
+  );
+  const r = await resolveServerCommand({ workspaceFolders: ["/w"], selectedPython: "/sel/python", bundled: launcher }, probes);
+  assert.deepEqual(r, {
+    ok: true,
+    command: "/opt/py/bin/python",
+    args: [launcher, "serve"],
+    description: `the server bundled in the extension, run by /opt/py/bin/python: ${launcher}`,
+  });
+  assert.deepEqual(calls, [
+    "which /w/.venv/bin/offload-ls",
+    "which /w/venv/bin/offload-ls",
+    "which /sel/python",
+    `run /sel/python ${launcher} --version`,
+    "which python3",
+    `run /usr/bin/python3 ${launcher} --version`,
+    "which python",
+    `run /opt/py/bin/python ${launcher} --version`,
+  ]);
+  // a workspace venv still wins over the bundle
+  const venv = fake({ "/w/.venv/bin/offload-ls": "/w/.venv/bin/offload-ls", python3: "/usr/bin/python3" });
+  const first = await resolveServerCommand({ workspaceFolders: ["/w"], bundled: launcher }, venv.probes);
+  assert.equal(first.ok && first.command, "/w/.venv/bin/offload-ls");
+});

@@ -41,6 +41,7 @@ import {
   type PublishDiagnosticsParams,
 } from "vscode-languageserver-protocol/node";
 
+import { ASSEMBLY } from "../src/assembly";
 import { SERVER_COMMANDS } from "../src/commands";
 import { nodeProbes } from "../src/probe";
 import { resolveServerCommand } from "../src/serverCommand";
@@ -151,7 +152,8 @@ test("python3 -m offload_ls over stdio: diagnostics, trust, doctor, shutdown", a
   });
   // languageclient registers each of these as a VS Code command; the palette's ids differ.
   const serverCommands = [...(init.capabilities.executeCommandProvider?.commands ?? [])].sort();
-  assert.deepEqual(serverCommands, Object.values(SERVER_COMMANDS).sort());
+  // the palette's commands, plus the assembly view's (run by the extension's own command)
+  assert.deepEqual(serverCommands, [...Object.values(SERVER_COMMANDS), ASSEMBLY].sort());
   const contributed = new Set(packageJson.contributes.commands.map((c) => c.command));
   assert.deepEqual(serverCommands.filter((c) => contributed.has(c)), []);
 
