@@ -120,25 +120,16 @@ def profile_command(args: argparse.Namespace) -> int:
     from offload_ls.gpu.profile import render
     from offload_ls.workflow import profile_crate
 
-    manifest = _manifest(args.path)
-    report = _doctor_for(args) if manifest else None
-    if manifest is None or report is None:
+    found = _crate_and_doctor(args)
+    if found is None:
         return EXIT_ERROR
-    device_image = args.device_image
-    if device_image is None and not report.gpus:
-        _note("no GPU found: building with --device-image host (kernels run on the CPU through "
-              "libomptarget's Virtual Host Device; only the runtime's timings can be measured)")
-        device_image = "host"
-    try:
-        outcome = asyncio.run(profile_crate(manifest, report, list(getattr(args, "program_args", [])),
-                                            bin_name=args.bin_name, device=args.device, device_image=device_image,
-                                            timeout=args.timeout, progress=_note))
-    except (CrateError, ValueError) as exc:
-        _err(str(exc))
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        _err("cancelled")
-        return EXIT_FAIL
+    manifest, report = found
+    device_image = _host_image_without_gpu(args, report, "; only the runtime's timings can be measured")
+    outcome, status = _workflow(profile_crate(manifest, report, list(getattr(args, "program_args", [])),
+                                              bin_name=args.bin_name, device=args.device, device_image=device_image,
+                                              timeout=args.timeout, progress=_note))
+    if outcome is None:
+        return status
     _print_diagnostics(outcome.build.diagnostics)
     if outcome.report is None or outcome.profile is None:
         _err("build failed; nothing was run")
@@ -174,18 +165,13 @@ def asm_command(args: argparse.Namespace) -> int:
 
     from offload_ls.workflow import assemble_crate
 
-    manifest = _manifest(args.path)
-    report = _doctor_for(args) if manifest else None
-    if manifest is None or report is None:
+    found = _crate_and_doctor(args)
+    if found is None:
         return EXIT_ERROR
-    try:
-        outcome = asyncio.run(assemble_crate(manifest, report, progress=_note, force=args.force))
-    except (CrateError, ValueError) as exc:
-        _err(str(exc))
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        _err("cancelled")
-        return EXIT_FAIL
+    manifest, report = found
+    outcome, status = _workflow(assemble_crate(manifest, report, progress=_note, force=args.force))
+    if outcome is None:
+        return status
     _print_diagnostics(outcome.diagnostics)
     if not outcome.ok:
         _err("the device pass failed; no assembly was written")
@@ -219,6 +205,36 @@ def asm_command(args: argparse.Namespace) -> int:
         where = f"{loc.path[len(root) + 1:]}:{loc.line}" if loc else ""
         print(f"{where:>18} | {listing.lines[i]}")
     return EXIT_OK
+
+
+def _crate_and_doctor(args) -> tuple[Path, object] | None:
+    """The crate's manifest and the doctor's report for a crate command, or ``None`` after
+    the error was printed."""
+    manifest = _manifest(args.path)
+    report = _doctor_for(args) if manifest else None
+    return (manifest, report) if manifest is not None and report is not None else None
+
+
+def _host_image_without_gpu(args, report, what: str) -> str | None:
+    """``--device-image``, or ``host`` (with a note) on a machine without a GPU."""
+    if args.device_image is None and not report.gpus:
+        _note(f"no GPU found: building with --device-image host (kernels run on the CPU through "
+              f"libomptarget's Virtual Host Device{what})")
+        return "host"
+    return args.device_image
+
+
+def _workflow(coro, errors: tuple[type[Exception], ...] = ()):
+    """``asyncio.run(coro)``; ``(outcome, None)``, or ``(None, exit status)`` after printing
+    what went wrong (a crate or toolchain problem, or Ctrl-C)."""
+    try:
+        return asyncio.run(coro), None
+    except (CrateError, ValueError, *errors) as exc:
+        _err(str(exc))
+        return None, EXIT_ERROR
+    except KeyboardInterrupt:
+        _err("cancelled")
+        return None, EXIT_FAIL
 
 
 def _manifest(path: str) -> Path | None:
@@ -277,19 +293,14 @@ def build_command(args: argparse.Namespace) -> int:
     from offload_ls.gpu.bundle import BundleError
     from offload_ls.workflow import build_crate
 
-    manifest = _manifest(args.path)
-    report = _doctor_for(args) if manifest else None
-    if manifest is None or report is None:
+    found = _crate_and_doctor(args)
+    if found is None:
         return EXIT_ERROR
-    try:
-        outcome = asyncio.run(build_crate(manifest, report, bin_name=args.bin_name, device_image=args.device_image,
-                                          bundle_dir=args.bundle, progress=_note, force=args.force))
-    except (CrateError, ValueError, BundleError) as exc:
-        _err(str(exc))
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        _err("cancelled")
-        return EXIT_FAIL
+    manifest, report = found
+    outcome, status = _workflow(build_crate(manifest, report, bin_name=args.bin_name, device_image=args.device_image,
+                                            bundle_dir=args.bundle, progress=_note, force=args.force), (BundleError,))
+    if outcome is None:
+        return status
     _print_diagnostics(outcome.diagnostics)
     _print_build(outcome)
     if not outcome.ok:
@@ -301,28 +312,18 @@ def build_command(args: argparse.Namespace) -> int:
 def run_command(args: argparse.Namespace) -> int:
     from offload_ls.workflow import run_crate
 
-    manifest = _manifest(args.path)
-    report = _doctor_for(args) if manifest else None
-    if manifest is None or report is None:
+    found = _crate_and_doctor(args)
+    if found is None:
         return EXIT_ERROR
-    program_args = list(getattr(args, "program_args", []))
-    device_image = args.device_image
-    if device_image is None and not report.gpus:
-        _note("no GPU found: building with --device-image host (kernels run on the CPU through "
-              "libomptarget's Virtual Host Device)")
-        device_image = "host"
-    try:
-        outcome = asyncio.run(run_crate(
-            manifest, report, program_args, bin_name=args.bin_name, device=args.device, device_image=device_image,
-            timeout=args.timeout, progress=_note,
-            on_stdout=lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()),
-            on_stderr=lambda line: None if " info: " in line else _note(line)))
-    except (CrateError, ValueError) as exc:
-        _err(str(exc))
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        _err("cancelled")
-        return EXIT_FAIL
+    manifest, report = found
+    device_image = _host_image_without_gpu(args, report, "")
+    outcome, status = _workflow(run_crate(
+        manifest, report, list(getattr(args, "program_args", [])), bin_name=args.bin_name, device=args.device,
+        device_image=device_image, timeout=args.timeout, progress=_note,
+        on_stdout=lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()),
+        on_stderr=lambda line: None if " info: " in line else _note(line)))
+    if outcome is None:
+        return status
     _print_diagnostics(outcome.build.diagnostics)
     if outcome.report is None:
         _err("build failed; nothing was run")

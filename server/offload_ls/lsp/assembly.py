@@ -70,16 +70,11 @@ async def assembly(gpu: "GpuCommands", args: AssemblyArgs) -> dict:
 
     if args.format is not None and args.format not in FORMATS:
         return gpu._refuse(f"offload-ls: unknown listing format {args.format!r}; use one of {', '.join(FORMATS)}")
-    prepared, refusal = await gpu._prepare(args.uri)
-    if refusal is not None:
+    outcome, manifest, token, refusal = await gpu.job(
+        args.uri, "Assembly", "device assembly failed",
+        lambda m, report, cancel, say: assemble_crate(m, report, cancel=cancel, progress=say))
+    if outcome is None:
         return refusal
-    manifest, report = prepared
-    token, cancel, say = gpu._progress("Assembly", manifest)
-    try:
-        outcome = await assemble_crate(manifest, report, cancel=cancel, progress=say)
-    except Exception as exc:  # noqa: BLE001 - CrateError, ValueError: tell the user
-        gpu._finish(token, manifest, "failed")
-        return gpu._refuse(f"offload-ls: device assembly failed: {exc}")
     gpu._finish(token, manifest, "cancelled" if outcome.cancelled else ("done" if outcome.ok else "failed"))
     if not outcome.ok:
         for d in outcome.diagnostics:

@@ -154,23 +154,36 @@ class GpuCommands:
         self.server.compiles.unregister_token(token)
         self.server.progress_end(token, message)
 
+    async def job(self, uri: str, title: str, failed: str, work):
+        """Run ``work(manifest, report, cancel, say)`` (a coroutine function) for the crate of
+        ``uri`` as a cancellable job with ``$/progress`` titled ``title``, after the trust and
+        toolchain checks. Returns ``(outcome, manifest, progress token, None)``, or
+        ``(None, None, None, refusal)`` when it was refused or raised (``failed``: the
+        message's start, e.g. "build failed"); the caller ends the progress with :meth:`_finish`."""
+        prepared, refusal = await self._prepare(uri)
+        if refusal is not None:
+            return None, None, None, refusal
+        manifest, report = prepared
+        token, cancel, say = self._progress(title, manifest)
+        try:
+            outcome = await work(manifest, report, cancel, say)
+        except Exception as exc:  # noqa: BLE001 - CrateError, ValueError, BundleError: tell the user
+            self._finish(token, manifest, "failed")
+            return None, None, None, self._refuse(f"offload-ls: {failed}: {exc}")
+        return outcome, manifest, token, None
+
     # ------------------------------------------------------------------ commands
 
     async def build(self, args: BuildArgs) -> dict:
         from offload_ls.workflow import build_crate
 
-        prepared, refusal = await self._prepare(args.uri)
-        if refusal is not None:
+        outcome, manifest, token, refusal = await self.job(
+            args.uri, "Build", "build failed",
+            lambda m, r, cancel, say: build_crate(m, r, device_image=args.deviceImage or self.server.settings.deviceImage,
+                                                  bundle_dir=Path(args.bundle) if args.bundle else None,
+                                                  cancel=cancel, progress=say))
+        if outcome is None:
             return refusal
-        manifest, report = prepared
-        token, cancel, say = self._progress("Build", manifest)
-        try:
-            outcome = await build_crate(manifest, report, device_image=args.deviceImage or self.server.settings.deviceImage,
-                                        bundle_dir=Path(args.bundle) if args.bundle else None, cancel=cancel,
-                                        progress=say)
-        except Exception as exc:  # noqa: BLE001 - CrateError, ValueError, BundleError: tell the user
-            self._finish(token, manifest, "failed")
-            return self._refuse(f"offload-ls: build failed: {exc}")
         self._finish(token, manifest, "cancelled" if outcome.cancelled else ("done" if outcome.ok else "failed"))
         self.resources[manifest] = outcome.resources
         for d in outcome.diagnostics:
@@ -193,32 +206,29 @@ class GpuCommands:
     async def run(self, args: RunArgs) -> dict:
         from offload_ls.workflow import run_crate
 
-        prepared, refusal = await self._prepare(args.uri)
-        if refusal is not None:
-            return refusal
-        manifest, report = prepared
         s = self.server.settings
-        image = args.deviceImage or s.deviceImage
-        if image is None and not report.gpus:
-            self.server.log("no GPU found: building with the host image (kernels run on the CPU through "
-                            "libomptarget's Virtual Host Device)", types.MessageType.Warning)
-            image = "host"
-        token, cancel, say = self._progress("Run", manifest)
 
-        def out(stream: str):
+        def out(manifest: Path, stream: str):
             def send(line: str) -> None:
                 if stream == "stderr" and " info: " in line:
                     return  # the runtime's log: summarised in the report
                 self.server.log(f"[run {stream}] {line}")
                 self.server.protocol.notify(RUN_OUTPUT, {"uri": manifest.as_uri(), "stream": stream, "line": line})
             return send
-        try:
-            outcome = await run_crate(manifest, report, args.args, device=args.device if args.device is not None else s.device,
-                                      device_image=image, timeout=s.runTimeoutS, cancel=cancel, progress=say,
-                                      on_stdout=out("stdout"), on_stderr=out("stderr"))
-        except Exception as exc:  # noqa: BLE001
-            self._finish(token, manifest, "failed")
-            return self._refuse(f"offload-ls: run failed: {exc}")
+
+        def work(manifest, report, cancel, say):
+            image = args.deviceImage or s.deviceImage
+            if image is None and not report.gpus:
+                self.server.log("no GPU found: building with the host image (kernels run on the CPU through "
+                                "libomptarget's Virtual Host Device)", types.MessageType.Warning)
+                image = "host"
+            return run_crate(manifest, report, args.args, device=args.device if args.device is not None else s.device,
+                             device_image=image, timeout=s.runTimeoutS, cancel=cancel, progress=say,
+                             on_stdout=out(manifest, "stdout"), on_stderr=out(manifest, "stderr"))
+
+        outcome, manifest, token, refusal = await self.job(args.uri, "Run", "run failed", work)
+        if outcome is None:
+            return refusal
         rep = outcome.report
         self._finish(token, manifest, "no run" if rep is None else ("ok" if rep.ok else "failed"))
         self.resources[manifest] = outcome.build.resources

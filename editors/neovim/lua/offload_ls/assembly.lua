@@ -79,13 +79,7 @@ end
 local function open_view(source_buf, args, result)
   local name = string.format("offload-ls://asm/%s.%s.%s", vim.fn.fnamemodify(vim.api.nvim_buf_get_name(source_buf), ":t"),
     result.kernel ~= vim.NIL and result.kernel or "module", EXT[result.format] or "txt")
-  local lbuf = vim.fn.bufnr(name)
-  if lbuf == -1 then
-    lbuf = vim.api.nvim_create_buf(false, true)
-    vim.api.nvim_buf_set_name(lbuf, name)
-    vim.bo[lbuf].bufhidden = "hide"
-    vim.bo[lbuf].swapfile = false
-  end
+  local lbuf = require("offload_ls").scratch(name)
   vim.bo[lbuf].modifiable = true
   vim.api.nvim_buf_set_lines(lbuf, 0, -1, false, vim.split(result.text, "\n", { plain = true, trimempty = true }))
   vim.bo[lbuf].modifiable = false

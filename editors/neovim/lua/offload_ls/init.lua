@@ -69,10 +69,9 @@ local function request(client, method, params, handler, bufnr)
   return client.request(method, params, handler, bufnr)
 end
 
---- A scratch buffer named "offload-ls://<name>", shown in a split; its lines replaced by
---- `lines` (or kept when `lines` is nil). Returns the buffer number.
-function M.show_lines(name, lines, filetype)
-  local bufname = "offload-ls://" .. name
+--- The scratch buffer named `bufname` (created unlisted, hidden when abandoned, no swap
+--- file, when it does not exist yet). Returns the buffer number.
+function M.scratch(bufname)
   local buf = vim.fn.bufnr(bufname)
   if buf == -1 then
     buf = vim.api.nvim_create_buf(false, true)
@@ -80,6 +79,13 @@ function M.show_lines(name, lines, filetype)
     vim.bo[buf].bufhidden = "hide"
     vim.bo[buf].swapfile = false
   end
+  return buf
+end
+
+--- A scratch buffer named "offload-ls://<name>", shown in a split; its lines replaced by
+--- `lines` (or kept when `lines` is nil). Returns the buffer number.
+function M.show_lines(name, lines, filetype)
+  local buf = M.scratch("offload-ls://" .. name)
   if filetype then
     vim.bo[buf].filetype = filetype
   end
