@@ -75,6 +75,20 @@ def test_transfer_plan_section_prints_what_each_launch_copies(cli, crates):
     section = out.split("\n\ntransfer plan of transfer-kinds (compiled host code, per launch):\n", 1)[1]
     assert section.splitlines() == [
         "  mixed(a: &[f32; N] → to 4 KiB, b: &mut [f32; N] → tofrom 4 KiB, c: *mut f32 → tofrom 4 B, "
-        "k: f32 → by value): 8.0 KiB to the device, 4.0 KiB back"]
+        "k: f32 → an address, not the value (launch map type lacks LITERAL)): 8.0 KiB to the device, 4.0 KiB back"]
     rc, out, err = cli("check", "--transfer-plan", "--format", "json", "transfer-kinds")
     assert rc == 2 and "--transfer-plan is printed in the text format only" in err
+    # Two crates with a kernel of the same name: each plan names its own crate's parameters.
+    twin = crates / "twin"
+    shutil.copytree(crates / "transfer-kinds", twin)
+    (twin / "Cargo.toml").write_text((twin / "Cargo.toml").read_text().replace('"transfer-kinds"', '"twin"'))
+    main = twin / "src" / "main.rs"
+    main.write_text(main.read_text().replace('fn mixed(a: &[f32; N]', 'fn mixed(first: &[f32; N]', 1)
+                    .replace("let _ = (a, c, k);", "let _ = (first, c, k);"))
+    rc, out, err = cli("check", "--transfer-plan", "-A", "raw_pointer_kernel_param", "transfer-kinds", "twin")
+    plans = out.split("\n\ntransfer plan of ")[1:]
+    assert sorted(p.splitlines()[0] for p in plans) == ["transfer-kinds (compiled host code, per launch):",
+                                                         "twin (compiled host code, per launch):"]
+    for p in plans:
+        first = "first" if p.startswith("twin") else "a"
+        assert p.splitlines()[1].startswith(f"  mixed({first}: &[f32; N] → to 4 KiB, ")

@@ -97,3 +97,19 @@ def test_bad_input_gives_an_empty_map_not_an_error():
         listing = parse_asm(text)
         assert listing.line_map("/x.rs") == [] and listing.source_line(99, "/x.rs") is None
         assert parse_llvm_ir(text).line_map("/x.rs") == []
+
+
+def test_non_ascii_crate_paths_as_llc_and_llvm_dis_quote_them():
+    """llc writes a path's non-ASCII bytes as octal escapes in `.file` (`\\303\\274` for ü),
+    llvm-dis as hex escapes in `DIFile` (`\\C3\\BC`): both decode back to the crate's path."""
+    where = "/tmp/my dir/ünï"
+    octal = "".join(ch if ord(ch) < 128 else "".join(f"\\{b:03o}" for b in ch.encode()) for ch in where)
+    hexed = "".join(ch if ord(ch) < 128 else "".join(f"\\{b:02X}" for b in ch.encode()) for ch in where)
+    ptx = (DATA / "offload_kernels_sm90_lines.ptx").read_text()
+    ascii_map = _ptx().line_map(MAIN)
+    moved = parse_asm(ptx.replace("/work/main/examples/offload-kernels", octal), "ptx", where)
+    assert "\\303\\274" in octal and moved.line_map(f"{where}/src/main.rs") == ascii_map
+    ir = (DATA / "offload_kernels_sm90_lines.opt.ll").read_text()
+    ir_map = parse_llvm_ir(ir).line_map(MAIN)
+    assert parse_llvm_ir(ir.replace("/work/main/examples/offload-kernels", hexed)).line_map(
+        f"{where}/src/main.rs") == ir_map and ir_map

@@ -171,7 +171,7 @@ async def test_transfer_plan_inlay_hints_and_compiler_revealed_problems(client, 
     expected_cols = [src_line.index("(a, b, c, k)") + 1 + off for off in (0, 3, 6, 9)]
     assert [(h.position.line, h.position.character, h.label) for h in hints] == [
         (line, expected_cols[0], "→ 4 KiB:"), (line, expected_cols[1], "⇄ 4 KiB:"),
-        (line, expected_cols[2], "⇄ 4 B:"), (line, expected_cols[3], "by value:")]
+        (line, expected_cols[2], "⇄ 4 B:"), (line, expected_cols[3], "⚠ an address, not the value:")]
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri),
         position=types.Position(line=line, character=src_line.index("mixed") + 1)))

@@ -47,7 +47,7 @@ def test_transfer_plan_read_from_the_host_ir(doctor_report, fixture_crate):
     # &[f32; 1024], &mut [f32; 1024], *mut f32, f32 (docs/offload-notes.md: "What the host pass copies")
     assert [(a.bytes, a.begin, a.kernel, a.end) for a in mixed.args] == [
         (4096, 1, 32, 0), (4096, 1, 32, 2), (4, 1, 32, 2), (4, 0x300, 32, 0)]
-    assert [a.hint for a in mixed.args] == ["→ 4 KiB", "⇄ 4 KiB", "⇄ 4 B", "by value"]
+    assert [a.hint for a in mixed.args] == ["→ 4 KiB", "⇄ 4 KiB", "⇄ 4 B", "⚠ an address, not the value"]
 
 
 def test_compiler_crash_is_reported_with_its_first_line(doctor_report, fixture_crate):

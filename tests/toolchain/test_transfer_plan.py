@@ -26,9 +26,12 @@ def test_scalar_is_literal_and_pointer_to_scalar_maps_one_element():
         "@.offload_maptypes.mixed.end = private unnamed_addr constant [4 x i64] [i64 0, i64 2, i64 2, i64 0]",
     ]
     plan = parse_ir_lines(lines)["mixed"]
-    assert [a.hint for a in plan.args] == ["→ 4 KiB", "⇄ 4 KiB", "⇄ 4 B", "by value"]
+    assert [a.hint for a in plan.args] == ["→ 4 KiB", "⇄ 4 KiB", "⇄ 4 B", "⚠ an address, not the value"]
     assert plan.bytes_to_device == 4096 + 4096 + 4
     assert plan.bytes_from_device == 4096 + 4
+    # with LITERAL at the launch too (what a fixed host pass emits) it is a value
+    fixed = parse_ir_lines([l.replace("i64 32]", "i64 288]") for l in lines])["mixed"]
+    assert fixed.args[3].kernel == 288 and fixed.args[3].hint == "by value" and not fixed.args[3].literal_lost
 
 
 def test_decode_map_type_bits():

@@ -168,8 +168,8 @@ class CheckResult:
     files: list[FileReport] = field(default_factory=list)
     notices: list[Notice] = field(default_factory=list)
     cwd: Path = field(default_factory=Path.cwd)
-    #: crate directory -> kernel -> compiled transfer plan (``--compile`` only)
-    transfer_plans: dict[Path, dict] = field(default_factory=dict)
+    #: crate directory -> (package name, kernel -> compiled transfer plan) (``--compile`` only)
+    transfer_plans: dict[Path, tuple[str, dict]] = field(default_factory=dict)
 
     @property
     def findings(self) -> list[tuple[FileReport, Finding]]:

@@ -70,7 +70,7 @@ def merge_compiler_findings(result: CheckResult, report: Callable[[Notice], None
         for d in outcome.diagnostics:
             _add(result, by_path, manifest, d)
         if outcome.transfers:
-            result.transfer_plans[manifest.parent] = outcome.transfers
+            result.transfer_plans[manifest.parent] = (crate.name, outcome.transfers)
             for fr in crate_files:
                 _add_transfer_findings(result, fr, outcome.transfers)
 

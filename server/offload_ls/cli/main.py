@@ -212,16 +212,17 @@ def _transfer_plan_text(result) -> str:
     from offload_ls.analysis.engine import analyze_source
     from offload_ls.toolchain.transfer_plan import render_kernel_plan
 
-    params = {}
-    for fr in result.files:
-        for k in analyze_source(fr.source).kernels:
-            params.setdefault(k.name, [(p.name, p.type_text) for p in k.params])
     if not result.transfer_plans:
         return "\ntransfer plan: none (no kernel launch was compiled; see the notices above)\n"
     out = []
-    for crate, plans in result.transfer_plans.items():
-        out.append(f"\ntransfer plan of {crate.name} (compiled host code, per launch):")
-        out += [f"  {render_kernel_plan(kt, params.get(name, ()))}" for name, kt in sorted(plans.items())]
+    for crate, (name, plans) in result.transfer_plans.items():
+        params: dict[str, list[tuple[str, str]]] = {}  # this crate's kernels only
+        for fr in result.files:
+            if Path(fr.file.absolute).resolve().is_relative_to(crate):
+                for k in analyze_source(fr.source).kernels:
+                    params.setdefault(k.name, [(p.name, p.type_text) for p in k.params])
+        out.append(f"\ntransfer plan of {name} (compiled host code, per launch):")
+        out += [f"  {render_kernel_plan(kt, params.get(kname, ()))}" for kname, kt in sorted(plans.items())]
     return "\n".join(out) + "\n"
 
 

@@ -96,6 +96,20 @@ def _norm(path: str) -> str:
     return os.path.normpath(path)
 
 
+_OCTAL = re.compile(rb"\\([0-7]{3})")
+_HEX = re.compile(rb"\\([0-9A-Fa-f]{2})")
+
+
+def _unescape(text: str, pattern: re.Pattern) -> str:
+    """A path as llc / llvm-dis quote it: non-ASCII bytes as ``\\303\\274`` (octal, in
+    assembly) or ``\\C3\\BC`` (hex, in IR), decoded back to UTF-8 text."""
+    if "\\" not in text:
+        return text
+    raw = text.encode("utf-8", "surrogateescape")
+    base = 8 if pattern is _OCTAL else 16
+    return pattern.sub(lambda m: bytes([int(m.group(1), base)]), raw).decode("utf-8", "replace")
+
+
 # ------------------------------------------------------------------ PTX / AMDGPU asm
 
 _FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s*,|\s+"([^"]*)")?')
@@ -117,6 +131,7 @@ def parse_asm(text: str, fmt: str = "ptx", base_dir: str | None = None) -> Listi
         m = _FILE.match(raw)
         if m:
             directory, name = (m.group(2), m.group(3)) if m.group(3) is not None else ("", m.group(2))
+            directory, name = _unescape(directory, _OCTAL), _unescape(name, _OCTAL)
             files[m.group(1)] = os.path.join(directory, name) if directory and not os.path.isabs(name) else name
     locs: list[tuple[SourceLoc, ...]] = []
     functions: dict[str, tuple[int, int]] = {}
@@ -235,7 +250,8 @@ def parse_llvm_ir(text: str) -> Listing:
     def file_of(scope: str, depth: int = 0) -> str:
         kind, f = md.get(scope.lstrip("!"), ("", {}))
         if kind == "DIFile":
-            name, directory = f.get("filename", '""')[1:-1], f.get("directory", '""')[1:-1]
+            name = _unescape(f.get("filename", '""')[1:-1], _HEX)
+            directory = _unescape(f.get("directory", '""')[1:-1], _HEX)
             return name if os.path.isabs(name) or not directory else os.path.join(directory, name)
         if "file" in f:
             return file_of(f["file"], depth + 1)

@@ -53,6 +53,13 @@ class ArgTransfer:
         return bool((self.begin | self.kernel) & 0x100)
 
     @property
+    def literal_lost(self) -> bool:
+        """Mapped by value at the data-begin mapper (LITERAL 0x100) but launched without
+        LITERAL (kernel map type 0x20): the kernel receives an address, not the value
+        (rustc 1.96's host pass; docs/offload-notes.md)."""
+        return bool(self.begin & 0x100) and not self.kernel & 0x100
+
+    @property
     def to_device(self) -> bool:
         return not self.literal and bool(self.begin & 0x1)
 
@@ -76,6 +83,8 @@ class ArgTransfer:
     @property
     def hint(self) -> str:
         """Inlay-hint text: ``→ 4 KiB``, ``⇄ 4 MiB``, ``by value``, ``← 16 B``."""
+        if self.literal_lost:
+            return "⚠ an address, not the value"
         if self.literal:
             return "by value"
         arrow = {"tofrom": "⇄", "to": "→", "from": "←", "none": "∅"}[self.direction]
@@ -154,7 +163,8 @@ def render_kernel_plan(kt: KernelTransfers, params: Sequence[tuple[str, str]] = 
     parts = []
     for a in kt.args:
         name, ty = params[a.index] if a.index < len(params) else (f"arg{a.index}", "")
-        what = "by value" if a.literal else f"{a.direction} {human_bytes(a.bytes)}"
+        what = ("an address, not the value (launch map type lacks LITERAL)" if a.literal_lost
+                else "by value" if a.literal else f"{a.direction} {human_bytes(a.bytes)}")
         parts.append(f"{name}: {ty} → {what}" if ty else f"{name} → {what}")
     return (f"{kt.kernel}({', '.join(parts)}): {human_bytes(kt.bytes_to_device)} to the device, "
             f"{human_bytes(kt.bytes_from_device)} back")
