@@ -65,10 +65,30 @@ def _stamp_path(crate: Crate) -> Path:
     return crate.out_dir / "build" / "stamp.json"
 
 
-def is_fresh(crate: Crate, exe: Path, key: dict, stamp_path: Path | None = None) -> bool:
+def dep_info_sources(target_dir: Path) -> list[Path]:
+    """Source files cargo's dep-info files (``<target>/[<triple>/]release/<bin>.d``, make
+    syntax, spaces escaped as ``\\ ``) list below ``target_dir``: the crate's files and those
+    of its path dependencies (the Cargo Book, "Build cache", dep-info files)."""
+    out: list[Path] = []
+    for d in [*target_dir.glob("release/*.d"), *target_dir.glob("*/release/*.d")]:
+        try:
+            text = d.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            _, sep, deps = line.partition(": ")
+            if not sep:
+                continue
+            out += [Path(p.replace("\x00", " ")) for p in deps.replace("\\ ", "\x00").split() if p]
+    return out
+
+
+def is_fresh(crate: Crate, exe: Path, key: dict, stamp_path: Path | None = None,
+             target_dirs: tuple[Path, ...] = ()) -> bool:
     """True if ``exe`` exists, was built with the same settings ``key`` (recorded in
     ``stamp_path``, default the build's), and is newer than every ``.rs`` file and
-    ``Cargo.toml`` of the crate's directory."""
+    ``Cargo.toml`` of the crate's directory and every source cargo's dep-info files under
+    ``target_dirs`` name (path dependencies included)."""
     try:
         stamp = json.loads((stamp_path or _stamp_path(crate)).read_text())
         built = exe.stat().st_mtime
@@ -85,6 +105,13 @@ def is_fresh(crate: Crate, exe: Path, key: dict, stamp_path: Path | None = None)
                 return False
         except OSError:
             continue
+    for target in target_dirs:
+        for path in dep_info_sources(target):
+            try:
+                if path.stat().st_mtime > built:
+                    return False
+            except OSError:
+                return False  # a source that went away: rebuild
     return True
 
 
@@ -126,7 +153,9 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
     key = {"image": image, "arch": report.arch, "target": report.target, "rustc": tc.rustc if tc else None,
            "pipeline": report.pipeline}
     start = time.monotonic()
-    if not force and plan.exe is not None and is_fresh(crate, plan.exe, key):
+    out = crate.out_dir / "build"
+    if not force and plan.exe is not None and is_fresh(crate, plan.exe, key,
+                                                       target_dirs=(out / "target-host", out / "target-device")):
         say(f"{plan.exe} is up to date")
         outcome.fresh = True
     else:
@@ -276,7 +305,7 @@ async def assemble_crate(manifest: Path, report: DoctorReport, *, cancel: Cancel
     key = {"arch": img.arch, "target": img.triple, "rustc": tc.rustc if tc else None,
            "pipeline": report.pipeline, "formats": sorted(wanted)}
     start = time.monotonic()
-    if not force and is_fresh(crate, img.asm, key, stamp):
+    if not force and is_fresh(crate, img.asm, key, stamp, (crate.out_dir / "asm" / "target-device",)):
         say(f"{img.asm} is up to date")
         outcome.fresh = True
     else:

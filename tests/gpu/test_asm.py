@@ -68,3 +68,59 @@ def test_cli_asm_errors_say_what_to_do(offload_report, example_copy, tmp_path):
     bad = _asm(broken)
     assert bad.returncode == 1
     assert "mismatched types" in bad.stderr and "the device pass failed; no assembly was written" in bad.stderr
+
+
+def test_sigterm_stops_the_compile_and_leaves_no_process(offload_report, tmp_path):
+    """`timeout` / CI send SIGTERM: handled like Ctrl-C, the compiler's process group goes too."""
+    import shutil
+    import signal
+    import time
+    from pathlib import Path
+
+    crate = tmp_path / "sigterm-crate"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "offload-kernels", crate,
+                    ignore=shutil.ignore_patterns("target"))
+    proc = subprocess.Popen([sys.executable, "-m", "offload_ls", "asm", str(crate)], stderr=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, text=True)
+    first = proc.stderr.readline()
+    assert first.startswith("[1/"), first
+    time.sleep(1.0)  # cargo and rustc are running now
+    proc.send_signal(signal.SIGTERM)
+    rest = proc.stderr.read()
+    assert proc.wait(timeout=30) == 1
+    assert "offload-ls: error: cancelled" in rest and "Traceback" not in rest
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-f", str(crate)], capture_output=True, text=True).stdout.split()
+    assert left == [], subprocess.run(["ps", "-o", "pid,args", "-p", ",".join(left)], capture_output=True,
+                                      text=True).stdout
+
+
+def test_an_edit_in_a_path_dependency_makes_the_listing_stale(offload_report, tmp_path):
+    """The freshness check reads cargo's dep-info: a kernel that calls a function of a path
+    dependency shows that function's new code after it changed."""
+    import os
+    import shutil
+    from pathlib import Path
+
+    app = tmp_path / "app"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "offload-kernels", app,
+                    ignore=shutil.ignore_patterns("target"))
+    helper = tmp_path / "helper"
+    (helper / "src").mkdir(parents=True)
+    (helper / "Cargo.toml").write_text('[package]\nname = "helper"\nversion = "0.1.0"\nedition = "2021"\n')
+    lib = helper / "src" / "lib.rs"
+    lib.write_text("#![no_std]\n#[inline(always)]\npub fn scale(v: f32) -> f32 {\n    v * 3.0\n}\n")
+    manifest = app / "Cargo.toml"
+    manifest.write_text(manifest.read_text().replace("[[bin]]", '[dependencies]\nhelper = { path = "../helper" }\n\n[[bin]]', 1))
+    main = app / "src" / "main.rs"
+    main.write_text(main.read_text().replace("y[i] = a * x[i] + y[i];", "y[i] = helper::scale(a * x[i]) + y[i];", 1))
+    first = _asm(app, "--kernel", "saxpy")
+    assert first.returncode == 0, first.stderr
+    assert "0f40400000" in first.stdout and "0f40E00000" not in first.stdout  # 3.0, not 7.0
+    lib.write_text(lib.read_text().replace("3.0", "7.0"))
+    later = os.stat(lib).st_mtime + 2
+    os.utime(lib, (later, later))
+    second = _asm(app, "--kernel", "saxpy")
+    assert second.returncode == 0, second.stderr
+    assert "is up to date" not in second.stderr
+    assert "0f40E00000" in second.stdout and "0f40400000" not in second.stdout

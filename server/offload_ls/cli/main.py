@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -165,9 +167,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return check_command(args)
     toolchain = _toolchain_commands()
     assert toolchain is not None  # the parser only knows these commands when it imported
-    return {"doctor": toolchain.doctor_command, "build": toolchain.build_command,
-            "run": toolchain.run_command, "asm": toolchain.asm_command,
-            "profile": toolchain.profile_command}[args.command](args)
+    command = {"doctor": toolchain.doctor_command, "build": toolchain.build_command,
+               "run": toolchain.run_command, "asm": toolchain.asm_command,
+               "profile": toolchain.profile_command}[args.command]
+    # SIGTERM (timeout(1), CI, process managers) stops a build or run like Ctrl-C: the running
+    # compiler or program's process group is killed on the way out (toolchain/process.py).
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        return command(args)
+    except BrokenPipeError:
+        # `offload-ls asm | head`: the reader left; no traceback, no second error at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def serve() -> int:
