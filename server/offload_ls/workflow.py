@@ -282,8 +282,8 @@ class AssemblyOutcome:
         return parse_asm(text, fmt, str(self.crate.manifest.parent))
 
 
-async def assemble_crate(manifest: Path, report: DoctorReport, *, cancel: CancelToken | None = None,
-                         progress: Progress | None = None, force: bool = False,
+async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str | None = None,
+                         cancel: CancelToken | None = None, progress: Progress | None = None, force: bool = False,
                          timeouts: dict[str, float] | None = None) -> AssemblyOutcome:
     """Compile ``manifest``'s crate for the GPU target with line tables and return its device
     listings (PTX or AMDGPU assembly, optimised LLVM IR, SASS when nvdisasm exists). Reuses the
@@ -294,7 +294,7 @@ async def assemble_crate(manifest: Path, report: DoctorReport, *, cancel: Cancel
     """
     say = progress or (lambda m: None)
     tc = report.toolchain
-    crate = load_crate(manifest, tc.cargo, None, env={"RUSTC": tc.rustc} if tc else None)
+    crate = load_crate(manifest, tc.cargo, bin_name, env={"RUSTC": tc.rustc} if tc else None)
     plan: AssemblyPlan = assembly_plan(crate, report, timeouts)
     img = plan.image
     outcome = AssemblyOutcome(crate, img.arch)
@@ -303,21 +303,22 @@ async def assemble_crate(manifest: Path, report: DoctorReport, *, cancel: Cancel
         wanted["sass"] = plan.sass
     stamp = crate.out_dir / "asm" / "stamp.json"
     key = {"arch": img.arch, "target": img.triple, "rustc": tc.rustc if tc else None,
-           "pipeline": report.pipeline, "formats": sorted(wanted)}
+           "pipeline": report.pipeline, "formats": sorted(wanted), "bin": crate.bin}
     start = time.monotonic()
     if not force and is_fresh(crate, img.asm, key, stamp, (crate.out_dir / "asm" / "target-device",)):
-        say(f"{img.asm} is up to date")
+        say(f"the device listings in {img.asm.parent} are up to date")
         outcome.fresh = True
     else:
-        img.asm.unlink(missing_ok=True)
+        for path in wanted.values():
+            path.unlink(missing_ok=True)
         result = await run_plan(plan, cancel=cancel,
                                 on_pass=lambda i, n, p: say(f"[{i + 1}/{n}] {p.name}: {p.label}"))
         outcome.diagnostics, outcome.cancelled = result.diagnostics, result.cancelled
         for p in result.passes:
             if p.name == "nvdisasm" and p.completed is not None and p.completed.ok and plan.sass:
                 plan.sass.write_text(p.completed.stdout, encoding="utf-8")
-        if not result.cancelled and img.asm.exists():
-            stamp.write_text(json.dumps(key))
+        if not result.cancelled and all(path.exists() for path in wanted.values()):
+            stamp.write_text(json.dumps(key))  # a failed SASS step is retried next time
     outcome.files = {fmt: path for fmt, path in wanted.items() if path.exists()} if img.asm.exists() else {}
     outcome.seconds = time.monotonic() - start
     return outcome

@@ -160,6 +160,20 @@ def add_asm(sub) -> None:
     p.add_argument("--force", action="store_true", help="recompile even if the listings are up to date")
 
 
+def sass_missing(report) -> str:
+    """Why there is no SASS listing: which CUDA tool is missing, or that it failed."""
+    from offload_ls.toolchain.build import _cuda_tool
+
+    if not report.target.startswith("nvptx"):
+        return "SASS is NVIDIA's; this target is " + report.target
+    if report.ptxas is None:
+        return "ptxas was not found (install the CUDA toolkit, or put its bin/ on PATH)"
+    if _cuda_tool(report, "nvdisasm") is None:
+        return (f"nvdisasm was not found beside {report.ptxas}, in the CUDA toolkit or on PATH (it ships with the "
+                f"CUDA toolkit's binary utilities)")
+    return "ptxas -lineinfo or nvdisasm failed (their errors are above); it is retried on the next run"
+
+
 def asm_command(args: argparse.Namespace) -> int:
     import json
 
@@ -169,7 +183,8 @@ def asm_command(args: argparse.Namespace) -> int:
     if found is None:
         return EXIT_ERROR
     manifest, report = found
-    outcome, status = _workflow(assemble_crate(manifest, report, progress=_note, force=args.force))
+    outcome, status = _workflow(assemble_crate(manifest, report, bin_name=args.bin_name, progress=_note,
+                                               force=args.force))
     if outcome is None:
         return status
     _print_diagnostics(outcome.diagnostics)
@@ -178,9 +193,7 @@ def asm_command(args: argparse.Namespace) -> int:
         return EXIT_FAIL
     fmt = args.asm_format or ("ptx" if "ptx" in outcome.files else "amdgcn")
     if fmt not in outcome.files:
-        why = ("nvdisasm and ptxas from the CUDA toolkit are needed (`offload-ls doctor` shows ptxas)"
-               if fmt == "sass" else f"this target makes {', '.join(outcome.files)}")
-        _err(f"no {fmt} listing: {why}")
+        _err(f"no {fmt} listing: {sass_missing(report) if fmt == 'sass' else 'this target makes ' + ', '.join(outcome.files)}")
         return EXIT_ERROR
     listing = outcome.listing(fmt)
     root = str(manifest.parent)

@@ -64,15 +64,31 @@ def lenses(server, doc, analysis) -> list[types.CodeLens]:
             for k in analysis.kernels]
 
 
+def _own_binary(manifest, path) -> str | None:
+    """The binary a document belongs to by cargo's layout (``src/bin/NAME.rs``,
+    ``src/bin/NAME/main.rs``); ``None``: the crate's default binary."""
+    try:
+        rel = path.resolve().relative_to(manifest.parent.resolve()).parts if path is not None else ()
+    except ValueError:
+        return None
+    if len(rel) == 3 and rel[:2] == ("src", "bin") and rel[2].endswith(".rs"):
+        return rel[2][:-3]
+    if len(rel) == 4 and rel[:2] == ("src", "bin") and rel[3] == "main.rs":
+        return rel[2]
+    return None
+
+
 async def assembly(gpu: "GpuCommands", args: AssemblyArgs) -> dict:
     """The ``offload-ls.assembly`` command (see the module docstring)."""
     from offload_ls.workflow import assemble_crate
 
     if args.format is not None and args.format not in FORMATS:
         return gpu._refuse(f"offload-ls: unknown listing format {args.format!r}; use one of {', '.join(FORMATS)}")
+    path = uri_path(args.uri)
     outcome, manifest, token, refusal = await gpu.job(
         args.uri, "Assembly", "device assembly failed",
-        lambda m, report, cancel, say: assemble_crate(m, report, cancel=cancel, progress=say))
+        lambda m, report, cancel, say: assemble_crate(m, report, bin_name=_own_binary(m, path), cancel=cancel,
+                                                      progress=say))
     if outcome is None:
         return refusal
     gpu._finish(token, manifest, "cancelled" if outcome.cancelled else ("done" if outcome.ok else "failed"))
@@ -90,7 +106,6 @@ async def assembly(gpu: "GpuCommands", args: AssemblyArgs) -> dict:
     if args.kernel and entry is None:
         return gpu._refuse(f"offload-ls: kernel `{args.kernel}` is not in the {fmt} listing "
                            f"(functions there: {', '.join(sorted(listing.functions)) or 'none'})")
-    path = uri_path(args.uri)
     source = os.path.realpath(path) if path is not None else ""
     return {"ok": True, "format": fmt, "formats": sorted(outcome.files), "arch": outcome.arch, "kernel": args.kernel,
             "entry": list(entry) if entry else None, "text": listing.text, "file": str(outcome.files[fmt]),
