@@ -84,6 +84,7 @@ def test_cargo_arguments_become_offload_ls_arguments(tmp_path):
     assert translate(["offload", "profile", "--", "7"], inside) == ["profile", manifest, "--", "7"]
     assert translate(["offload", "asm", "--kernel", "k", "--format", "llvm-ir"], inside) == \
         ["asm", "--kernel", "k", "--format", "llvm-ir", manifest]
+    assert translate(["offload", "asm", ".", "--kernel", "k"], inside) == ["asm", ".", "--kernel", "k"]
     assert translate(["offload", "check"], tmp_path) == \
         f"cargo offload: could not find `Cargo.toml` in `{tmp_path}` or any parent directory"
     assert translate(["offload", "check", "--manifest-path", "README.md"], tmp_path) == \

@@ -24,7 +24,7 @@ def _asm(crate, *extra):
 
 def test_cli_prints_a_kernels_ptx_with_its_source_lines(offload_report, example_copy):
     crate = example_copy("examples/offload-kernels")
-    res = _asm(crate, "--kernel", "saxpy", "--json")
+    res = _asm(crate / "src", "--kernel", "saxpy", "--json")  # from inside the crate, as cargo finds it
     assert res.returncode == 0, res.stderr
     out = json.loads(res.stdout)
     assert out["format"] == "ptx" and out["arch"] == offload_report.arch and out["kernel"] == "saxpy"
@@ -33,7 +33,9 @@ def test_cli_prints_a_kernels_ptx_with_its_source_lines(offload_report, example_
     src = crate / "src" / "main.rs"
     body = _line_of(src, "y[i] = a * x[i] + y[i];")
     lines = out["text"].splitlines()
-    mapped = {row["line"] - out["functions"]["saxpy"][0]: row for row in out["lines"]}
+    assert out["firstLine"] == out["functions"]["saxpy"][0]
+    mapped = {row["line"]: row for row in out["lines"]}  # 0-based lines of `text`
+    assert all(0 <= i < len(lines) for i in mapped)
     fp = [i for i, text in enumerate(lines) if text.strip().startswith(("mul.rn.f32", "add.rn.f32", "fma.rn.f32"))]
     assert fp and all(mapped[i]["source"] == "src/main.rs" and mapped[i]["sourceLine"] == body for i in fp)
     # Every mapped line is an instruction of this crate's file.

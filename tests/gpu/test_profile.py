@@ -92,8 +92,8 @@ def test_cli_profile_without_a_gpu_reports_the_runtime_timings(offload_report, e
     out = json.loads(res.stdout)
     prof = out["profile"]
     assert prof["kernels"] == [] and prof["source"] == "runtime log"
-    launches, launch_us = prof["runtime"]["kernel_launches"]
-    events, h2d_us = prof["runtime"]["host_to_device"]
+    launches, launch_us = prof["runtime"]["kernel_launches"].values()
+    events, h2d_us = prof["runtime"]["host_to_device"].values()
     assert launches == len(out["run"]["launches"]) == 5 and launch_us > 0
     # two HostToDev events per copy the runtime's info log counted (15)
     assert events == 30 and h2d_us > 0
@@ -102,3 +102,16 @@ def test_cli_profile_without_a_gpu_reports_the_runtime_timings(offload_report, e
     text = subprocess.run([sys.executable, "-m", "offload_ls", "profile", str(crate)], capture_output=True, text=True,
                           timeout=900)
     assert text.returncode == 0 and "\nprofile (runtime log)\n  runtime (libomptarget time trace): kernel launches " in text.stdout
+
+
+def test_a_program_killed_by_a_signal_is_named_in_the_run_report():
+    from offload_ls.gpu.launch import RunReport, diagnose
+    from offload_ls.gpu.runlog import TransferLog
+
+    aborted = RunReport("/x/prog", -6, 0.1, TransferLog(), stderr="thread 'main' panicked at src/main.rs:3:5:\nboom")
+    assert diagnose(aborted, None, 10, False, []) == [
+        "the program was killed by SIGABRT (exit status -6); a panic or abort: its message is in the program's stderr"]
+    assert diagnose(RunReport("/x/prog", -9, 0.1, TransferLog()), None, 10, False, []) == [
+        "the program was killed by SIGKILL (exit status -9)"]
+    assert diagnose(RunReport("/x/prog", 3, 0.1, TransferLog()), None, 10, False, []) == [
+        "the program exited with status 3"]

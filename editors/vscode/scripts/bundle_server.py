@@ -6,7 +6,7 @@ dependencies for linux-x64 CPython 3.11 into ``bundled/libs`` (``pip install --t
 tree-sitter-rust are abi3, so the bundle runs on any CPython >= 3.11 there. Run from
 editors/vscode with the interpreter that has pip (``make test`` puts .venv/bin first on PATH):
 
-    python scripts/bundle_server.py
+    python3 scripts/bundle_server.py
 """
 
 from __future__ import annotations
@@ -23,6 +23,12 @@ LIBS = HERE / "bundled" / "libs"
 
 
 def main() -> int:
+    if sys.version_info < (3, 11) or subprocess.run([sys.executable, "-m", "pip", "--version"],
+                                                    capture_output=True, timeout=60).returncode != 0:
+        print(f"bundle_server.py: {sys.executable} needs to be Python 3.11+ with pip; run `make setup` in the "
+              f"repository and put its .venv/bin first on PATH (PATH=/path/to/offload-ls/.venv/bin:$PATH "
+              f"npm run package), or install python3-pip", file=sys.stderr)
+        return 2
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", tmp, str(REPO)],
                        check=True, timeout=600)

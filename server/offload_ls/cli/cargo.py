@@ -52,9 +52,9 @@ def _valued_options(command: str) -> frozenset[str]:
                      for flag in action.option_strings)
 
 
-def _has_paths(check_args: list[str]) -> bool:
-    """Do ``offload-ls check`` arguments name a PATH (a positional argument)?"""
-    valued = _valued_options("check")
+def _has_paths(check_args: list[str], command: str = "check") -> bool:
+    """Do ``offload-ls COMMAND`` arguments name a PATH (a positional argument)?"""
+    valued = _valued_options(command)
     skip = False
     for a in check_args:
         if skip:
@@ -115,8 +115,8 @@ def translate(args: Sequence[str], cwd: Path | None = None) -> list[str] | str:
             return f"cargo offload: the manifest-path must be a path to a Cargo.toml file: `{manifest}`"
         if not path.is_file():
             return f"cargo offload: manifest path `{manifest}` does not exist"
-    elif command == "check" and _has_paths(out):
-        pass  # `cargo offload check FILE_OR_DIR ..`: the paths given
+    elif _has_paths(out, command):
+        pass  # `cargo offload check FILE_OR_DIR ..` / `cargo offload asm DIR`: the paths given
     else:
         here = Path(cwd) if cwd is not None else Path.cwd()
         found = find_manifest(here)

@@ -14,6 +14,7 @@ from pathlib import Path
 from offload_ls.toolchain.crate import CrateError
 from offload_ls.toolchain.doctor import render_json, render_text, run_doctor
 from offload_ls.toolchain.transfer_plan import human_bytes
+from offload_ls.workspace.cargo import find_manifest
 
 EXIT_OK, EXIT_FAIL, EXIT_ERROR = 0, 1, 2
 
@@ -135,11 +136,15 @@ def profile_command(args: argparse.Namespace) -> int:
         _err("build failed; nothing was run")
         return EXIT_FAIL
     if args.json:
-        print(json.dumps({"profile": outcome.profile.to_json(), "run": outcome.report.to_json(),
+        print(json.dumps({"profile": outcome.profile.to_json(),
+                          "run": {**outcome.report.to_json(), "stdout": outcome.report.stdout,
+                                  "stderr": outcome.report.stderr},
                           "resources": [vars(r) for r in outcome.build.resources]}, indent=2))
     else:
         if outcome.report.stdout:
             print(outcome.report.stdout.rstrip("\n"))  # the program's own output (of the plain run)
+        if outcome.report.stderr.strip():
+            _note(outcome.report.stderr.rstrip("\n"))  # its stderr, the runtime's log lines removed
         _print_build(outcome.build)
         print(outcome.report.render())
         print(render(outcome.profile))
@@ -156,7 +161,9 @@ def add_asm(sub) -> None:
     p.add_argument("--format", dest="asm_format", choices=("ptx", "llvm-ir", "sass", "amdgcn"),
                    help="listing: ptx (default for NVIDIA), amdgcn (default for AMD), llvm-ir (optimised "
                         "device IR), sass (needs ptxas and nvdisasm from the CUDA toolkit)")
-    p.add_argument("--json", action="store_true", help="print JSON: text, kernels and the line map")
+    p.add_argument("--json", action="store_true",
+                   help="print JSON: text, functions and the line map (lines[].line: 0-based in text; firstLine "
+                        "and functions: 0-based in the whole module's listing; sourceLine: 1-based)")
     p.add_argument("--force", action="store_true", help="recompile even if the listings are up to date")
 
 
@@ -199,7 +206,8 @@ def asm_command(args: argparse.Namespace) -> int:
     root = str(manifest.parent)
     if args.kernel is not None and args.kernel not in listing.functions:
         _err(f"no kernel `{args.kernel}` in the {fmt} listing; functions there: "
-             + (", ".join(sorted(listing.functions)) or "none"))
+             + (", ".join(sorted(listing.functions)) or "none")
+             + " (a generic kernel, or one without #[no_mangle], has a mangled name there)")
         return EXIT_ERROR
     first, last = listing.functions[args.kernel] if args.kernel else (0, len(listing.lines) - 1)
     rows = []
@@ -207,10 +215,13 @@ def asm_command(args: argparse.Namespace) -> int:
         loc = next((loc for loc in listing.locs[i] if loc.line > 0 and loc.path.startswith(root + "/")), None)
         rows.append((i, loc))
     if args.json:
+        # lines of `text` 0-based; `firstLine` / `functions`: 0-based lines of the whole module's
+        # listing (`file`); sourceLine: 1-based, as compilers print them
         print(json.dumps({"format": fmt, "arch": outcome.arch, "file": str(outcome.files[fmt]),
-                          "kernel": args.kernel, "functions": {k: list(v) for k, v in listing.functions.items()},
+                          "kernel": args.kernel, "firstLine": first,
+                          "functions": {k: list(v) for k, v in listing.functions.items()},
                           "text": "".join(listing.lines[i] + "\n" for i, _ in rows),
-                          "lines": [{"line": i, "source": loc.path[len(root) + 1:], "sourceLine": loc.line}
+                          "lines": [{"line": i - first, "source": loc.path[len(root) + 1:], "sourceLine": loc.line}
                                     for i, loc in rows if loc is not None]}, indent=2))
         return EXIT_OK
     print(f"// {fmt} for {outcome.arch} from {outcome.files[fmt]}" + (f", kernel {args.kernel}" if args.kernel else ""))
@@ -253,7 +264,7 @@ def _workflow(coro, errors: tuple[type[Exception], ...] = ()):
 def _manifest(path: str) -> Path | None:
     p = Path(path)
     if p.is_dir():
-        p = p / "Cargo.toml"
+        p = find_manifest(p.resolve()) or p / "Cargo.toml"  # the enclosing crate, as cargo finds it
     if p.name != "Cargo.toml" or not p.is_file():
         _err(f"{path}: no Cargo.toml here; pass a crate directory or its Cargo.toml")
         return None

@@ -180,7 +180,18 @@ def diagnose(report: RunReport, start_error: str | None, timeout: float, gpu_pre
         problems.append(f"no such device: device number {tail} (GPUs and libomptarget's host devices count); "
                         f"choose another with --device / offload-ls.device, or leave it unset for the first GPU")
     if report.exit_status not in (0, None) and not problems:
-        problems.append(f"the program exited with status {report.exit_status}")
+        status = report.exit_status
+        if status < 0:
+            import signal
+
+            try:
+                name = signal.Signals(-status).name
+            except ValueError:
+                name = f"signal {-status}"
+            problems.append(f"the program was killed by {name} (exit status {status})"
+                            + ("; a panic or abort: its message is in the program's stderr" if name == "SIGABRT" else ""))
+        else:
+            problems.append(f"the program exited with status {status}")
     generic_one = [l for l in report.log.launches if l.total_threads == 1 and l.mode == "Generic"]
     if generic_one and gpu_present:
         names = ", ".join(sorted({l.kernel for l in generic_one}))

@@ -130,7 +130,11 @@ class ProfileReport:
     notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict:
+        """JSON: per-launch figures (units as in :class:`KernelProfile`, plus the derived
+        ones), the runtime's ``{"events", "microseconds"}`` per kind, notes."""
         out = asdict(self)
+        if self.runtime is not None:
+            out["runtime"] = {k: {"events": v[0], "microseconds": v[1]} for k, v in asdict(self.runtime).items()}
         for k, src in zip(out["kernels"], self.kernels, strict=True):
             k.update(dram_bytes=src.dram_bytes, flops=src.flops, flops_per_s=src.flops_per_s,
                      intensity=src.intensity, bound=src.bound, spills=src.spills)

@@ -70,7 +70,8 @@ async def profile_binary(exe: Path, args: Sequence[str] = (), *, out_dir: Path, 
     try:
         profile.runtime = parse_runtime_profile(trace.read_text(encoding="utf-8", errors="replace"))
     except (OSError, ProfileError) as exc:
-        profile.notes.append(f"no runtime time trace ({exc}); the offload runtime may be older than LLVM 17")
+        profile.notes.append(f"no runtime time trace ({exc}): the program ended before the offload runtime wrote "
+                             f"it, or the runtime predates LIBOMPTARGET_PROFILE")
     if not rep.ok:
         profile.notes.append("the program failed; no kernel profile was taken (see the run report)")
         return rep, profile

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import attrs
 from lsprotocol import types
 
+from offload_ls.analysis.model import Ecosystem
 from offload_ls.lsp.documents import uri_path
 from offload_ls.lsp.positions import to_range
 
@@ -54,14 +55,20 @@ def client_has_view(server) -> bool:
     return isinstance(commands, list) and SHOW_ASSEMBLY in commands
 
 
+#: Kernels whose crate offload-ls's own pipeline compiles (rustc offload); Rust-CUDA, rust-gpu,
+#: CubeCL, krnl and cuda-oxide kernels are built by their own toolchains.
+_OWN_PIPELINE = (Ecosystem.OFFLOAD, Ecosystem.GPU_KERNEL_ABI)
+
+
 def lenses(server, doc, analysis) -> list[types.CodeLens]:
-    """A "Show PTX" lens on each kernel's name (when the client can show it)."""
-    if doc.path is None or not analysis.kernels or not client_has_view(server):
+    """A "Show PTX" lens on each rustc-offload kernel's name (when the client can show it)."""
+    kernels = [k for k in analysis.kernels if k.ecosystem in _OWN_PIPELINE]
+    if doc.path is None or not kernels or not client_has_view(server):
         return []
     title = "Show assembly" if (server.settings.gpuTarget or "").startswith("amdgcn") else "Show PTX"
     return [types.CodeLens(range=to_range(doc.line_index, k.name_span, server.encoding),
                            command=types.Command(title, SHOW_ASSEMBLY, arguments=[{"uri": doc.uri, "kernel": k.name}]))
-            for k in analysis.kernels]
+            for k in kernels]
 
 
 def _own_binary(manifest, path) -> str | None:
@@ -104,8 +111,9 @@ async def assembly(gpu: "GpuCommands", args: AssemblyArgs) -> dict:
     listing = outcome.listing(fmt)
     entry = listing.functions.get(args.kernel) if args.kernel else None
     if args.kernel and entry is None:
-        return gpu._refuse(f"offload-ls: kernel `{args.kernel}` is not in the {fmt} listing "
-                           f"(functions there: {', '.join(sorted(listing.functions)) or 'none'})")
+        return gpu._refuse(f"offload-ls: kernel `{args.kernel}` is not in the {fmt} listing: a generic kernel, or one "
+                           f"without #[no_mangle], has a mangled name there (functions there: "
+                           f"{', '.join(sorted(listing.functions)) or 'none'})")
     source = os.path.realpath(path) if path is not None else ""
     return {"ok": True, "format": fmt, "formats": sorted(outcome.files), "arch": outcome.arch, "kernel": args.kernel,
             "entry": list(entry) if entry else None, "text": listing.text, "file": str(outcome.files[fmt]),
