@@ -245,6 +245,25 @@ async def profile_crate(manifest: Path, report: DoctorReport, args: list[str] | 
     return ProfileOutcome(built, rep, prof)
 
 
+def crate_has_offload_kernels(root: Path, max_bytes: int = 4 << 20) -> bool:
+    """Does some ``.rs`` file below ``root`` (``target/`` and the like skipped) define a kernel
+    this project's pipeline compiles (rustc offload, or a bare ``extern "gpu-kernel"``)?"""
+    from offload_ls.analysis.engine import analyze_source
+    from offload_ls.analysis.model import Ecosystem
+
+    for path in root.rglob("*.rs"):
+        if any(part in SKIP_DIRS for part in path.relative_to(root).parts[:-1]):
+            continue
+        try:
+            data = path.read_bytes() if path.stat().st_size <= max_bytes else b""
+        except OSError:
+            continue
+        if (b"offload" in data or b"gpu-kernel" in data) and any(
+                k.ecosystem in (Ecosystem.OFFLOAD, Ecosystem.GPU_KERNEL_ABI) for k in analyze_source(data).kernels):
+            return True
+    return False
+
+
 @dataclass
 class AssemblyOutcome:
     """Result of :func:`assemble_crate`: the device listings of a crate's kernels.
@@ -295,6 +314,10 @@ async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str 
     say = progress or (lambda m: None)
     tc = report.toolchain
     crate = load_crate(manifest, tc.cargo, bin_name, env={"RUSTC": tc.rustc} if tc else None)
+    if not crate_has_offload_kernels(manifest.parent):
+        raise ValueError(f"{manifest.parent}: no rustc-offload kernel here (a function with "
+                         f"#[rustc_offload_kernel] / #[offload_kernel] or extern \"gpu-kernel\"), so no device "
+                         f"assembly to show; Rust-CUDA, rust-gpu and CubeCL kernels are built by their own tools")
     plan: AssemblyPlan = assembly_plan(crate, report, timeouts)
     img = plan.image
     outcome = AssemblyOutcome(crate, img.arch)

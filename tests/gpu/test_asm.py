@@ -67,9 +67,18 @@ def test_cli_asm_errors_say_what_to_do(offload_report, example_copy, tmp_path):
     broken.mkdir()
     (broken / "Cargo.toml").write_text('[package]\nname = "broken"\nversion = "0.1.0"\nedition = "2021"\n')
     (broken / "src").mkdir()
-    (broken / "src" / "main.rs").write_text("fn main() { let x: u32 = \"no\"; }\n")
+    main = broken / "src" / "main.rs"
+    main.write_text("fn main() { let x: u32 = \"no\"; }\n")
+    plain = _asm(broken)  # no kernel at all: nothing is compiled
+    assert plain.returncode == 2 and "no rustc-offload kernel here" in plain.stderr
+    main.write_text('#![cfg_attr(offload_device, no_std, no_main)]\n#![feature(abi_gpu_kernel, rustc_attrs)]\n'
+                    '#![allow(internal_features)]\n'
+                    '#[rustc_offload_kernel]\npub extern "gpu-kernel" fn k(x: &mut [f32; 4]) {\n'
+                    '    let y: u32 = "no";\n    x[0] = 1.0;\n}\n'
+                    '#[cfg(offload_device)]\n#[panic_handler]\nfn p(_: &core::panic::PanicInfo) -> ! { loop {} }\n'
+                    '#[cfg(not(offload_device))]\nfn main() {}\n')
     bad = _asm(broken)
-    assert bad.returncode == 1
+    assert bad.returncode == 1, bad.stderr
     assert "mismatched types" in bad.stderr and "the device pass failed; no assembly was written" in bad.stderr
 
 

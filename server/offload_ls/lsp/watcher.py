@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import warnings
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -35,6 +36,11 @@ from watchdog.events import (
     PatternMatchingEventHandler,
 )
 from watchdog.observers import Observer
+
+# watchdog 7's inotify observer warns when a directory is created and re-watched quickly (a
+# cargo build in target/): "Callback with id ... already exists ... will be Overwritten".
+# Harmless, and pages of it on the server's stderr; the events still arrive.
+warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
 
 from offload_ls.workspace.files import SKIP_DIRS, is_ignored
 
