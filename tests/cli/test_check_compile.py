@@ -92,3 +92,11 @@ def test_transfer_plan_section_prints_what_each_launch_copies(cli, crates):
     for p in plans:
         first = "first" if p.startswith("twin") else "a"
         assert p.splitlines()[1].startswith(f"  mixed({first}: &[f32; N] → to 4 KiB, ")
+
+
+def test_compile_with_every_file_skipped_says_why_nothing_compiled(cli, crates):
+    rc, out, err = cli("check", "--transfer-plan", "--max-file-bytes", "10", "transfer-kinds")
+    assert "--compile: no .rs file was analysed (see the notices above: skipped files are not compiled); " \
+           "nothing compiled" in err
+    assert "no Cargo.toml above" not in err
+    assert out.endswith("\ntransfer plan: none (no kernel launch was compiled; see the notices above)\n")

@@ -47,7 +47,9 @@ def merge_compiler_findings(result: CheckResult, report: Callable[[Notice], None
         if m is not None:
             manifests.setdefault(m.resolve(), []).append(fr)
     if not manifests:
-        report(Notice("warning", "--compile: no Cargo.toml above the checked files; nothing compiled"))
+        why = ("no Cargo.toml above the checked files" if result.files
+               else "no .rs file was analysed (see the notices above: skipped files are not compiled)")
+        report(Notice("warning", f"--compile: {why}; nothing compiled"))
         return
     doctor = run_doctor(probe_gpus=False)
     if doctor.toolchain is None or doctor.toolchain.cargo is None:
