@@ -156,3 +156,39 @@ async def test_show_ptx_lens_and_the_assembly_command_map_kernel_lines(client, t
     assert all(0 <= src < len(source.splitlines()) for src in mapping.values())
     missing = await _command(client, "offload-ls.assembly", [{"uri": uri, "kernel": "nope"}])
     assert missing["ok"] is False and "kernel `nope` is not in the ptx listing" in missing["error"]
+
+
+def test_expected_request_errors_are_logged_in_one_line():
+    """Arguments of the wrong shape (answered with the error) and requests cancelled as the
+    session ends are logged without a traceback; other failures keep theirs."""
+    import logging
+    import sys
+
+    from offload_ls.lsp.commands import BuildArgs, register_command_args
+    from offload_ls.lsp.server import _one_line_for_bad_input
+    from pygls.protocol import default_converter
+
+    converter = default_converter()
+    register_command_args(converter)
+
+    def record(exc: BaseException) -> logging.LogRecord:
+        try:
+            raise exc
+        except BaseException:  # noqa: BLE001
+            info = sys.exc_info()
+        return logging.LogRecord("pygls.protocol.json_rpc", logging.ERROR, __file__, 1,
+                                 'Exception occurred for message "%s"', ("m1",), info)
+
+    try:
+        converter.structure(42, BuildArgs)
+    except TypeError as exc:
+        shaped = record(exc)
+    assert _one_line_for_bad_input(shaped) and shaped.exc_info is None
+    assert shaped.getMessage() == ('Exception occurred for message "m1": TypeError: expected one argument, an object '
+                                   '{"uri", "deviceImage", "bundle"} with "uri" a file or crate URI (file:///..), got 42')
+    cancelled = record(asyncio.CancelledError())
+    assert _one_line_for_bad_input(cancelled) and cancelled.exc_info is None
+    other = record(ValueError("a real bug"))
+    assert _one_line_for_bad_input(other) and other.exc_info is not None
+    percent = record(TypeError('bad arguments {"uri": "100%s"}: x; expected {"uri"}'))
+    assert _one_line_for_bad_input(percent) and percent.getMessage().endswith('{"uri": "100%s"}: x; expected {"uri"}')

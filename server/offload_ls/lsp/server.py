@@ -980,13 +980,25 @@ def create_server() -> OffloadLanguageServer:
 
 
 
+#: What the commands' argument hooks raise (lsp/commands.py ``register_command_args``): the
+#: client gets the message as the request's error; the log needs no traceback for it.
+_ARGUMENT_ERRORS = ("expected one argument", "unknown argument field", "bad arguments")
+
+
 def _one_line_for_bad_input(record: logging.LogRecord) -> bool:
     """pygls logs a message it cannot handle (bad JSON from the client, already answered
-    with -32700 by lsp/wire.py) with its whole traceback: keep the line, with the error's
-    type and text, and drop the traceback."""
-    if record.exc_info and str(record.msg).startswith("Unable to handle message"):
-        exc = record.exc_info[1]
-        record.msg = f"{record.msg}: {type(exc).__name__}: {exc}" if exc is not None else record.msg
+    with -32700 by lsp/wire.py; command arguments of the wrong shape, answered with the
+    error; a request cancelled as the session ends) with its whole traceback: keep the line,
+    with the error's type and text, and drop the traceback."""
+    exc = record.exc_info[1] if record.exc_info else None
+    expected = (str(record.msg).startswith("Unable to handle message")
+                or str(record.msg).startswith("Exception occurred for message") and (
+                    isinstance(exc, TypeError) and str(exc).startswith(_ARGUMENT_ERRORS)
+                    or isinstance(exc, asyncio.CancelledError)))
+    if record.exc_info and expected:
+        # formatted here: the error's text may hold a `%` that the record's args would misread
+        record.msg = f"{record.getMessage()}: {type(exc).__name__}: {exc}" if exc is not None else record.getMessage()
+        record.args = ()
         record.exc_info = None
         record.exc_text = None
     return True
