@@ -13,12 +13,13 @@ import sys
 from pathlib import Path
 
 from offload_ls.gpu.profile import render
-from offload_ls.gpu.profile_run import find_ncu, profile_binary
+from offload_ls.gpu.profile_run import profile_binary
+from offload_ls.toolchain.discover import find_cuda_tool
 
 
 def main() -> int:
     bundle, out = Path(sys.argv[1]), Path(sys.argv[2])
-    rep, prof = asyncio.run(profile_binary(bundle / "run", out_dir=out, gpu_present=True, ncu=find_ncu(),
+    rep, prof = asyncio.run(profile_binary(bundle / "run", out_dir=out, gpu_present=True, ncu=find_cuda_tool("ncu"),
                                            progress=lambda m: print(m, file=sys.stderr)))
     print(rep.render())
     print(render(prof))

@@ -17,15 +17,16 @@ from offload_ls.gpu.bundle import Bundle, make_bundle
 from offload_ls.gpu.launch import RunReport, run_binary
 from offload_ls.gpu.resources import KernelResources, parse_ptxas_verbose
 from offload_ls.gpu.profile import ProfileReport
-from offload_ls.gpu.profile_run import find_ncu, profile_binary
+from offload_ls.gpu.profile_run import profile_binary
 from offload_ls.gpu.listing import Listing, parse_asm, parse_llvm_ir, parse_sass
 from offload_ls.toolchain.build import AssemblyPlan, BuildPlan, assembly_plan, build_plan
 from offload_ls.toolchain.compile import CheckResult, run_plan
 from offload_ls.toolchain.crate import Crate, load_crate
+from offload_ls.toolchain.discover import find_cuda_tool
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic
 from offload_ls.toolchain.doctor import DoctorReport
 from offload_ls.toolchain.process import CancelToken, run
-from offload_ls.workspace.files import SKIP_DIRS
+from offload_ls.workspace.files import SKIP_DIRS, FileTooLarge, read_source, rust_files
 
 Progress = Callable[[str], None]
 
@@ -238,25 +239,24 @@ async def profile_crate(manifest: Path, report: DoctorReport, args: list[str] | 
                               cancel=cancel, progress=progress)
     if not built.ok:
         return ProfileOutcome(built, None, None)
+    ncu = find_cuda_tool("ncu", report.cuda_path, beside=report.ptxas)
     rep, prof = await profile_binary(built.exe, args or [], out_dir=built.crate.out_dir / "profile",
-                                     gpu_present=bool(report.gpus), ncu=find_ncu(report.cuda_path), device=device,
-                                     timeout=timeout, cancel=cancel, progress=progress,
-                                     run_kwargs=_image_checks(built, report))
+                                     gpu_present=bool(report.gpus), ncu=ncu, device=device, timeout=timeout,
+                                     cancel=cancel, progress=progress, run_kwargs=_image_checks(built, report))
     return ProfileOutcome(built, rep, prof)
 
 
 def crate_has_offload_kernels(root: Path, max_bytes: int = 4 << 20) -> bool:
-    """Does some ``.rs`` file below ``root`` (``target/`` and the like skipped) define a kernel
-    this project's pipeline compiles (rustc offload, or a bare ``extern "gpu-kernel"``)?"""
+    """Does some ``.rs`` file below ``root`` (:func:`~offload_ls.workspace.files.rust_files`:
+    ``target/`` and the like skipped) define a kernel this project's pipeline compiles (rustc
+    offload, or a bare ``extern "gpu-kernel"``)? Files above ``max_bytes`` are not read."""
     from offload_ls.analysis.engine import analyze_source
     from offload_ls.analysis.model import Ecosystem
 
-    for path in root.rglob("*.rs"):
-        if any(part in SKIP_DIRS for part in path.relative_to(root).parts[:-1]):
-            continue
+    for path in rust_files(root):
         try:
-            data = path.read_bytes() if path.stat().st_size <= max_bytes else b""
-        except OSError:
+            data = read_source(path, max_bytes)
+        except (OSError, FileTooLarge):
             continue
         if (b"offload" in data or b"gpu-kernel" in data) and any(
                 k.ecosystem in (Ecosystem.OFFLOAD, Ecosystem.GPU_KERNEL_ABI) for k in analyze_source(data).kernels):
@@ -314,10 +314,6 @@ async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str 
     say = progress or (lambda m: None)
     tc = report.toolchain
     crate = load_crate(manifest, tc.cargo, bin_name, env={"RUSTC": tc.rustc} if tc else None)
-    if not crate_has_offload_kernels(manifest.parent):
-        raise ValueError(f"{manifest.parent}: no rustc-offload kernel here (a function with "
-                         f"#[rustc_offload_kernel] / #[offload_kernel] or extern \"gpu-kernel\"), so no device "
-                         f"assembly to show; Rust-CUDA, rust-gpu and CubeCL kernels are built by their own tools")
     plan: AssemblyPlan = assembly_plan(crate, report, timeouts)
     img = plan.image
     outcome = AssemblyOutcome(crate, img.arch)
@@ -332,6 +328,11 @@ async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str 
         say(f"the device listings in {img.asm.parent} are up to date")
         outcome.fresh = True
     else:
+        # only before compiling: fresh listings were made from these kernels' sources
+        if not crate_has_offload_kernels(manifest.parent):
+            raise ValueError(f"{manifest.parent}: no rustc-offload kernel here (a function with "
+                             f"#[rustc_offload_kernel] / #[offload_kernel] or extern \"gpu-kernel\"), so no device "
+                             f"assembly to show; Rust-CUDA, rust-gpu and CubeCL kernels are built by their own tools")
         for path in wanted.values():
             path.unlink(missing_ok=True)
         result = await run_plan(plan, cancel=cancel,

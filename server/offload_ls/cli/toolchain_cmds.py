@@ -169,13 +169,13 @@ def add_asm(sub) -> None:
 
 def sass_missing(report) -> str:
     """Why there is no SASS listing: which CUDA tool is missing, or that it failed."""
-    from offload_ls.toolchain.build import _cuda_tool
+    from offload_ls.toolchain.discover import find_cuda_tool
 
     if not report.target.startswith("nvptx"):
         return "SASS is NVIDIA's; this target is " + report.target
     if report.ptxas is None:
         return "ptxas was not found (install the CUDA toolkit, or put its bin/ on PATH)"
-    if _cuda_tool(report, "nvdisasm") is None:
+    if find_cuda_tool("nvdisasm", report.cuda_path, beside=report.ptxas) is None:
         return (f"nvdisasm was not found beside {report.ptxas}, in the CUDA toolkit or on PATH (it ships with the "
                 f"CUDA toolkit's binary utilities)")
     return "ptxas -lineinfo or nvdisasm failed (their errors are above); it is retried on the next run"

@@ -8,6 +8,7 @@ skipping kernels (with ``DISABLED`` the kernels are skipped and results are wron
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -182,8 +183,6 @@ def diagnose(report: RunReport, start_error: str | None, timeout: float, gpu_pre
     if report.exit_status not in (0, None) and not problems:
         status = report.exit_status
         if status < 0:
-            import signal
-
             try:
                 name = signal.Signals(-status).name
             except ValueError:

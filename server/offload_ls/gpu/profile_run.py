@@ -9,8 +9,6 @@ that says what to do; nothing here raises for a missing tool, GPU or permission.
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -22,17 +20,6 @@ from offload_ls.toolchain.process import CancelToken, run_async
 #: (NVIDIA "ERR_NVGPUCTRPERM" support page).
 COUNTER_PERMISSION = "ERR_NVGPUCTRPERM"
 NO_KERNELS = "No kernels were profiled"
-
-
-def find_ncu(cuda_path: str | None = None) -> str | None:
-    """``ncu`` on PATH, or in the CUDA toolkit's ``bin`` (``None`` when absent)."""
-    found = shutil.which("ncu")
-    if found:
-        return found
-    for d in [cuda_path, "/usr/local/cuda"]:
-        if d and os.access(Path(d) / "bin" / "ncu", os.X_OK):
-            return str(Path(d) / "bin" / "ncu")
-    return None
 
 
 def ncu_note(stderr: str, stdout: str, returncode: int | None) -> str | None:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from offload_ls.toolchain import facts
 from offload_ls.toolchain.crate import Crate
+from offload_ls.toolchain.discover import find_cuda_tool
 from offload_ls.toolchain.doctor import NATIVE, DoctorReport
 from offload_ls.toolchain.plan import DEFAULT_TIMEOUTS, Pass, Plan, _base_env, _target_args, device_cargo_config
 
@@ -73,6 +74,14 @@ def images_for(device_image: str, report: DoctorReport, out: Path) -> tuple[Imag
     return {"gpu": (gpu,), "host": (host,), "both": (gpu, host)}[device_image]
 
 
+def _require_offload_toolchain(report: DoctorReport) -> None:
+    """Raises ValueError (saying what to install) unless ``report`` found a toolchain that can
+    compile for a device."""
+    if report.pipeline == "host-only" or report.toolchain is None or report.llvm is None:
+        raise ValueError("no offload-capable toolchain: " + ("; ".join(report.missing) or "see `offload-ls doctor`")
+                         + (f"\ninstall: {report.install}" if report.install else ""))
+
+
 def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
                timeouts: dict[str, float] | None = None) -> BuildPlan:
     """Passes that build ``crate``'s executable with the chosen device images.
@@ -81,9 +90,7 @@ def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
         ValueError: the pipeline is host-only (nothing to build for a device), or the crate
             has no binary target.
     """
-    if report.pipeline == "host-only" or report.toolchain is None or report.llvm is None:
-        raise ValueError("no offload-capable toolchain: " + ("; ".join(report.missing) or "see `offload-ls doctor`")
-                         + (f"\ninstall: {report.install}" if report.install else ""))
+    _require_offload_toolchain(report)
     if crate.bin is None:
         raise ValueError(f"{crate.manifest}: no binary target to build (pass --bin NAME)")
     t = {**DEFAULT_TIMEOUTS, **(timeouts or {})}
@@ -220,9 +227,7 @@ def assembly_plan(crate: Crate, report: DoctorReport, timeouts: dict[str, float]
     Raises:
         ValueError: no offload-capable toolchain, or no ``llc`` to write device assembly.
     """
-    if report.pipeline == "host-only" or report.toolchain is None or report.llvm is None:
-        raise ValueError("no offload-capable toolchain: " + ("; ".join(report.missing) or "see `offload-ls doctor`")
-                         + (f"\ninstall: {report.install}" if report.install else ""))
+    _require_offload_toolchain(report)
     tools = report.llvm.tools
     if not tools.get("llc") or not tools.get("opt"):
         raise ValueError(f"LLVM {report.llvm.major}'s llc and opt are needed for device assembly; "
@@ -237,7 +242,7 @@ def assembly_plan(crate: Crate, report: DoctorReport, timeouts: dict[str, float]
     plan.passes.append(Pass(f"llvm-dis-opt-{img.tag}", "device IR",
                             (tools["llvm-dis"], str(img.bc.with_suffix(".opt.bc")), "-o", str(plan.ir)),
                             {}, cwd, t["tool"], (plan.ir,), json=False, needs_clean=True))
-    nvdisasm = _cuda_tool(report, "nvdisasm")
+    nvdisasm = find_cuda_tool("nvdisasm", report.cuda_path, beside=report.ptxas)
     if img.triple.startswith("nvptx") and report.ptxas and nvdisasm:
         plan.cubin, plan.sass = img.bc.with_suffix(".cubin"), img.bc.with_suffix(".sass")
         nodwarf = img.bc.with_suffix(".lineinfo.ptx")
@@ -252,12 +257,3 @@ def assembly_plan(crate: Crate, report: DoctorReport, timeouts: dict[str, float]
             Pass("nvdisasm", "device SASS", (nvdisasm, "--print-line-info", str(plan.cubin)),
                  {}, cwd, t["tool"], (plan.sass,), json=False, needs_clean=True)]
     return plan
-
-
-def _cuda_tool(report: DoctorReport, name: str) -> str | None:
-    """``name`` beside ptxas, in the CUDA toolkit, or on PATH."""
-    for d in [Path(report.ptxas).parent if report.ptxas else None,
-              Path(report.cuda_path) / "bin" if report.cuda_path else None]:
-        if d is not None and (d / name).is_file() and os.access(d / name, os.X_OK):
-            return str(d / name)
-    return shutil.which(name)

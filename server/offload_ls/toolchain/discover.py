@@ -261,16 +261,25 @@ def _plugins_in(libomptarget: Path) -> list[str]:
     return sorted(set(plugins))
 
 
-def find_ptxas(cuda_path: str | None = None) -> str | None:
-    """``ptxas`` from ``cuda_path``/bin, ``CUDA_PATH``, PATH, or /usr/local/cuda/bin."""
-    for d in (cuda_path, os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME")):
-        if d and (Path(d) / "bin" / "ptxas").is_file():
-            return str(Path(d) / "bin" / "ptxas")
-    found = shutil.which("ptxas")
+def find_cuda_tool(name: str, cuda_path: str | None = None, beside: str | None = None) -> str | None:
+    """A CUDA toolkit program (``ptxas``, ``nvdisasm``, ``ncu``): beside the program ``beside``
+    (ptxas's directory), in ``cuda_path``/bin, ``CUDA_PATH``/bin, ``CUDA_HOME``/bin, on PATH,
+    or in /usr/local/cuda/bin; ``None`` when absent."""
+    roots = (cuda_path, os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"))
+    dirs = [Path(beside).parent if beside else None, *(Path(r) / "bin" if r else None for r in roots)]
+    for d in dirs:
+        if d is not None and (d / name).is_file():
+            return str(d / name)
+    found = shutil.which(name)
     if found:
         return found
-    default = Path("/usr/local/cuda/bin/ptxas")
+    default = Path("/usr/local/cuda/bin") / name
     return str(default) if default.is_file() else None
+
+
+def find_ptxas(cuda_path: str | None = None) -> str | None:
+    """``ptxas`` (:func:`find_cuda_tool`)."""
+    return find_cuda_tool("ptxas", cuda_path)
 
 
 def find_cuda_path(ptxas: str | None = None) -> str | None:
