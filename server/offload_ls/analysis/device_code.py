@@ -3,7 +3,7 @@
 Device code is (1) each kernel's body, (2) any function of the same file that device code
 calls by name, transitively, and (3) functions inside items gated by a device-only cfg:
 ``offload_device`` (the cfg the offload build passes to the device pass only, see
-docs/offload-notes.md), ``target_arch = "nvptx64"`` / ``"amdgpu"``,
+docs/offload-notes.md) or upstream's ``device`` (rustc's run-make offload tests), ``target_arch = "nvptx64"`` / ``"amdgpu"``,
 ``target_os = "cuda"`` / ``"amdhsa"``, unless the predicate sits inside ``not(..)``.
 Host code that merely shares the file is not device code (DESIGN.md, "Known hard parts").
 """
@@ -17,7 +17,9 @@ from tree_sitter import Node
 from offload_ls.analysis.model import Kernel, Span
 from offload_ls.syntax.parse import node_text
 
-_DEVICE_CFG_FLAGS = {"offload_device"}
+# `offload_device`: docs/offload-notes.md; `device`: what rustc's own offload tests pass to the
+# device pass (rust-lang/rust tests/run-make/offload/*/rmake.rs, `.cfg("device")`).
+_DEVICE_CFG_FLAGS = {"offload_device", "device"}
 _DEVICE_CFG_VALUES = {("target_arch", "nvptx64"), ("target_arch", "amdgpu"),
                       ("target_os", "cuda"), ("target_os", "amdhsa")}
 

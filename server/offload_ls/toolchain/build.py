@@ -144,7 +144,7 @@ def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
     plan.passes.append(Pass(
         "host", "host",
         (tc.cargo, *RELEASE_PROFILE, "rustc", "--release", "--message-format=json", *manifest,
-         *_target_args(crate), "--target-dir", str(out / "target-host"), "--", *mode, "-Zunstable-options", *link),
+         *_target_args(crate), "--target-dir", str(out / "target-host"), "--", *mode, "-Zunstable-options", facts.CHECK_DEVICE_CFGS, *link),
         host_env, cwd, t["build"], (plan.exe,), needs_clean=True))
     return plan
 
@@ -172,7 +172,7 @@ def device_image_passes(crate: Crate, report: DoctorReport, img: Image, out: Pat
         argv=(tc.cargo, *(device_cargo_config(report) if gpu else ()), *RELEASE_PROFILE, "rustc", "--release",
               "--message-format=json", "--manifest-path", str(crate.manifest), *_target_args(crate),
               "--target", img.triple, *build_std, "--target-dir", str(out / "target-device"), "--", *native,
-              "--cfg", facts.DEVICE_CFG, *debug, f"-Clinker={shutil.which('true') or '/bin/true'}",
+              *facts.device_cfg_args(), *debug, f"-Clinker={shutil.which('true') or '/bin/true'}",
               f"--emit=llvm-bc={img.raw_bc},link"),
         env=dev_env, cwd=cwd, timeout=t["build"], emits=(img.raw_bc,))]
     if report.pipeline != NATIVE:

@@ -32,6 +32,27 @@ SLICE_ARGS_BROKEN_RELEASES = ("1.96",)
 #: single-source crates can ``#[cfg(offload_device)]`` their kernels.
 DEVICE_CFG = "offload_device"
 
+#: The cfg upstream's offload tests give the device pass (rust-lang/rust
+#: tests/run-make/offload/host-std-device-nostd/rmake.rs: ``.cfg("device")``, and
+#: ``#![cfg_attr(device, no_std)]`` / ``#[cfg(not(device))] fn main`` in its example.rs). offload-ls
+#: passes it to its device passes too, so one source serves both toolchains.
+UPSTREAM_DEVICE_CFG = "device"
+
+#: Crate features of today's upstream offload that rustc 1.96 does not know (E0635 "unknown
+#: feature", checked with Debian's rustc 1.96): ``gpu_offload`` (tests/run-make/offload/*/example.rs)
+#: and ``offload`` (tests/ui/offload/auxiliary/offload_strategies.rs).
+UPSTREAM_ONLY_FEATURES = ("gpu_offload", "offload")
+
+
+def device_cfg_args() -> tuple[str, ...]:
+    """rustc arguments every device pass gets: both device cfgs, declared for check-cfg so
+    neither spelling warns as an unexpected cfg."""
+    return ("--cfg", DEVICE_CFG, "--cfg", UPSTREAM_DEVICE_CFG, CHECK_DEVICE_CFGS)
+
+
+#: Host passes declare the device cfgs too (``#[cfg(not(device))] fn main``).
+CHECK_DEVICE_CFGS = f"--check-cfg=cfg({DEVICE_CFG}, {UPSTREAM_DEVICE_CFG})"
+
 #: Map-type bits of libomptarget (llvm/include/llvm/Frontend/OpenMP/OMPConstants.h,
 #: ``OpenMPOffloadMappingFlags``).
 MAP_TYPE_BITS = {

@@ -108,12 +108,12 @@ def check_plan(crate: Crate, report: DoctorReport, timeouts: dict[str, float] | 
             name="device", label=device_pass_label(report),
             argv=(tc.cargo, *device_cargo_config(report), "rustc", "--profile", "check",
                   "--message-format=json", *manifest, *_target_args(crate), "--target", report.target,
-                  *build_std, "--target-dir", str(out / "device"), "--", "--cfg", facts.DEVICE_CFG),
+                  *build_std, "--target-dir", str(out / "device"), "--", *facts.device_cfg_args()),
             env=env, cwd=crate.manifest.parent, timeout=t["check"], concurrent=True, replayable=True))
     plan.passes.append(Pass(
         name="host", label="host",
         argv=(tc.cargo, "rustc", "--profile", "check", "--message-format=json", *manifest,
-              *_target_args(crate), "--target-dir", str(out / "host"), "--",
+              *_target_args(crate), "--target-dir", str(out / "host"), "--", facts.CHECK_DEVICE_CFGS,
               *(["-Zoffload=Test", "-Zunstable-options"] if tc.supports_test_mode else [])),
         env=env, cwd=crate.manifest.parent, timeout=t["check"], concurrent=True, replayable=True))
     if transfer_plan and report.pipeline != "host-only" and tc.supports_test_mode and crate.bin:
@@ -123,7 +123,7 @@ def check_plan(crate: Crate, report: DoctorReport, timeouts: dict[str, float] | 
             name="host-ir", label="host",
             argv=(tc.cargo, "--config", 'profile.dev.lto="fat"', "--config", 'profile.dev.panic="abort"',
                   "rustc", "--message-format=json", *manifest, *_target_args(crate),
-                  "--target-dir", str(out / "host-ir"), "--", mode, "-Zunstable-options",
+                  "--target-dir", str(out / "host-ir"), "--", mode, "-Zunstable-options", facts.CHECK_DEVICE_CFGS,
                   f"-Clinker={true}", f"--emit=llvm-ir={plan.ir_path}"),
             env=env, cwd=crate.manifest.parent, timeout=t["ir"], emits=(plan.ir_path,),
             needs_clean=True))
