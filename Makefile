@@ -36,7 +36,9 @@ demo: setup
 	  echo "== offload-ls check --transfer-plan examples/offload-kernels (a correct crate: no findings; the offload compile says what each launch copies)"; \
 	  $(BIN)/offload-ls check --transfer-plan examples/offload-kernels || exit $$?; \
 	  echo "== offload-ls run --device-image host examples/offload-kernels (build, then run on the Virtual Host Device)"; \
-	  $(BIN)/offload-ls run --device-image host examples/offload-kernels; \
+	  $(BIN)/offload-ls run --device-image host examples/offload-kernels || exit $$?; \
+	  echo "== offload-ls run --device-image host examples/upstream-offload (today's upstream spelling: #[offload_kernel], a generic kernel, offload!; lowered for rustc 1.96)"; \
+	  $(BIN)/offload-ls run --device-image host examples/upstream-offload; \
 	else \
 	  echo "== offload-ls check examples/offload-kernels (a correct crate: no findings expected)"; \
 	  $(BIN)/offload-ls check examples/offload-kernels; \

@@ -7,6 +7,7 @@ optional bundle; run: build if stale -> launch with the runtime log -> run repor
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -25,7 +26,7 @@ from offload_ls.toolchain.crate import Crate, load_crate
 from offload_ls.toolchain.discover import find_cuda_tool
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic
 from offload_ls.toolchain.doctor import DoctorReport
-from offload_ls.toolchain.lower import Lowering, issue_diagnostics, lower_for_pipeline, map_diagnostics
+from offload_ls.toolchain.lower import Lowering, lower_for_pipeline
 from offload_ls.toolchain.process import CancelToken, run
 from offload_ls.workspace.files import SKIP_DIRS, FileTooLarge, read_source, rust_files
 
@@ -153,15 +154,15 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
     if lowering is not None:
         say(f"lowered the upstream spelling into {lowering.root} (kernels: "
             + ", ".join(e for entries in lowering.kernels.values() for e in entries) + ")")
-        outcome.diagnostics = issue_diagnostics(lowering)
-        if not lowering.ok:
-            return outcome
     plan: BuildPlan = build_plan(crate, report, image, timeouts)
+    plan.lowering = lowering
     if image == "both":
         outcome.warnings.append("--device-image both: on an H200 such a binary ran its kernels on the host "
                                 "device although the GPU was there (docs/offload-notes.md); use gpu on GPU machines")
     key = {"image": image, "arch": report.arch, "target": report.target, "rustc": tc.rustc if tc else None,
-           "pipeline": report.pipeline, "lowered": lowering is not None}
+           "pipeline": report.pipeline, "lowered": lowering is not None,
+           # the passes themselves: a new offload-ls that builds differently rebuilds
+           "passes": hashlib.sha256(json.dumps([p.argv for p in plan.passes]).encode()).hexdigest()[:16]}
     start = time.monotonic()
     out = crate.out_dir / "build"
     if not force and plan.exe is not None and is_fresh(crate, plan.exe, key,
@@ -173,7 +174,7 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
             plan.exe.unlink()  # a failed link must not leave the previous binary looking current
         result: CheckResult = await run_plan(
             plan, cancel=cancel, on_pass=lambda i, n, p: say(f"[{i + 1}/{n}] {p.name}: {p.label}"))
-        outcome.diagnostics += map_diagnostics(lowering, result.diagnostics) if lowering else result.diagnostics
+        outcome.diagnostics = result.diagnostics
         outcome.cancelled = result.cancelled
         if result.cancelled or plan.exe is None or not plan.exe.exists():
             outcome.seconds = time.monotonic() - start
@@ -323,7 +324,9 @@ async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str 
     say = progress or (lambda m: None)
     tc = report.toolchain
     crate = load_crate(manifest, tc.cargo, bin_name, env={"RUSTC": tc.rustc} if tc else None)
+    crate, lowering = lower_for_pipeline(crate, report, "gpu")
     plan: AssemblyPlan = assembly_plan(crate, report, timeouts)
+    plan.lowering = lowering
     img = plan.image
     outcome = AssemblyOutcome(crate, img.arch)
     wanted = {"ptx" if img.triple.startswith("nvptx") else "amdgcn": img.asm, "llvm-ir": plan.ir}

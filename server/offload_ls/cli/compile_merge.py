@@ -22,6 +22,7 @@ from offload_ls.toolchain.compile import run_plan
 from offload_ls.toolchain.crate import CrateError, load_crate
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic
 from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
+from offload_ls.toolchain.lower import lower_for_pipeline
 from offload_ls.toolchain.plan import check_plan
 from offload_ls.toolchain.transfer_check import plan_for_launch
 from offload_ls.workspace.cargo import find_manifest
@@ -66,8 +67,10 @@ def merge_compiler_findings(result: CheckResult, report: Callable[[Notice], None
         except CrateError as exc:
             report(Notice("error", f"--compile: {exc}"))
             continue
+        crate, lowering = lower_for_pipeline(crate, doctor, "gpu")
         plan = check_plan(crate, doctor, {"check": timeout_s, "ir": timeout_s},
                           transfer_plan=transfer_plan and doctor.pipeline != HOST_ONLY)
+        plan.lowering = lowering
         outcome = asyncio.run(run_plan(plan))
         for d in outcome.diagnostics:
             _add(result, by_path, manifest, d)

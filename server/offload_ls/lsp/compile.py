@@ -27,6 +27,7 @@ from offload_ls.toolchain.compile import CheckResult
 from offload_ls.toolchain.crate import load_crate
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic, SpanRef
 from offload_ls.toolchain.doctor import HOST_ONLY, DoctorReport, render_text, run_doctor
+from offload_ls.toolchain.lower import lower_for_pipeline
 from offload_ls.toolchain.plan import Plan, check_plan
 from offload_ls.toolchain.service import CompileService
 from offload_ls.toolchain.transfer_check import ArgPlan, plan_for_launch
@@ -197,8 +198,11 @@ class CompileFeature:
                                + "; ".join(report.missing) + (f"; install: {report.install}" if report.install else ""))
         s = self.server.settings
         crate = load_crate(manifest, report.toolchain.cargo, env={"RUSTC": report.toolchain.rustc})
-        return check_plan(crate, report, {"check": s.compileTimeoutS, "ir": 2 * s.compileTimeoutS},
+        crate, lowering = lower_for_pipeline(crate, report, "gpu")
+        plan = check_plan(crate, report, {"check": s.compileTimeoutS, "ir": 2 * s.compileTimeoutS},
                           transfer_plan=s.transferPlan and report.pipeline != HOST_ONLY)
+        plan.lowering = lowering
+        return plan
 
     def _on_progress(self, manifest: Path, event: str, message: str, percent: int | None) -> None:
         server = self.server

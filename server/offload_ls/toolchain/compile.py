@@ -11,9 +11,10 @@ import hashlib
 import re
 from collections.abc import Callable
 from pathlib import Path
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic, merge, parse_cargo_output
+from offload_ls.toolchain.lower import issue_diagnostics, map_diagnostics
 from offload_ls.toolchain.plan import Pass, Plan
 from offload_ls.toolchain.process import CancelToken, Completed, run_async
 from offload_ls.toolchain.replay import STALE_ERRORS, ReplayCache, as_cargo_records, replay_env, with_verbose
@@ -100,6 +101,9 @@ async def run_plan(plan: Plan, cancel: CancelToken | None = None,
     state = {"errors": False}
     all_diags: list[CompilerDiagnostic] = []
     passes = list(enumerate(plan.passes))
+    low = plan.lowering
+    if low is not None and not low.ok:
+        passes = []  # the lowering's errors say why nothing was compiled
     i = 0
     while i < len(passes):
         group = [passes[i]]
@@ -126,6 +130,12 @@ async def run_plan(plan: Plan, cancel: CancelToken | None = None,
                         [p.label], "warning", f"could not read the host IR for the transfer plan: {exc}", None))
         if result.cancelled:
             break
+    if low is not None:
+        # spans of the generated copy back to the user's files (toolchain/lower.py)
+        all_diags = issue_diagnostics(low) + map_diagnostics(low, all_diags)
+        for entry, kt in result.transfers.items():
+            by_ref = low.by_reference.get(entry, set())
+            kt.args = [replace(a, value_by_reference=True) if a.index in by_ref else a for a in kt.args]
     result.diagnostics = merge(all_diags)
     return result
 

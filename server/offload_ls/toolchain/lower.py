@@ -124,6 +124,8 @@ class Lowering:
     issues: list[LoweringIssue] = field(default_factory=list)
     kernels: dict[str, list[str]] = field(default_factory=dict)
     emulate_grid: bool = False
+    #: entry name -> positions of by-value parameters the entry takes by reference
+    by_reference: dict[str, set[int]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -590,6 +592,8 @@ def lower_crate(package_root: Path, out_root: Path, *, emulate_grid: bool,
         elif not k.generics:
             insts[name] = [[]]
         low.kernels[name] = [name if not k.generics else f"{name}__{_mangle(a)}" for a in insts[name]]
+        for entry in low.kernels[name]:
+            low.by_reference[entry] = {i for i, (_, t) in enumerate(k.params) if not _by_reference(t)}
     if emulate_grid:
         _check_barriers(files, kernels, issue)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from offload_ls.toolchain import facts
 from offload_ls.toolchain.crate import Crate
 from offload_ls.toolchain.doctor import NATIVE, DoctorReport
+from offload_ls.toolchain.lower import Lowering
 
 DEFAULT_TIMEOUTS = {"check": 300.0, "ir": 600.0, "build": 900.0, "tool": 120.0}
 
@@ -54,6 +55,9 @@ class Plan:
     crate: Crate
     pipeline: str
     passes: list[Pass] = field(default_factory=list)
+    #: set when ``crate`` is the lowered copy of the user's package (toolchain/lower.py):
+    #: running the plan maps diagnostics back, and runs nothing if the lowering failed
+    lowering: Lowering | None = None
 
     @property
     def ir_path(self) -> Path:

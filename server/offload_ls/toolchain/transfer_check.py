@@ -48,7 +48,7 @@ def plan_for_launch(launch: Launch, kernel: Kernel | None, transfers: KernelTran
 
 def _disagreement(arg: LaunchArg, t: ArgTransfer, type_text: str, kind: str, elem_bytes: int | None,
                   implied: Transfer, pointee: str | None) -> str | None:
-    if kind == "scalar" and not t.kernel & 0x100:
+    if kind == "scalar" and not t.kernel & 0x100 and not t.value_by_reference:
         # rustc 1.96: begin map type 0x300 (LITERAL|IMPLICIT) but kernel map type 0x20
         # (TARGET_PARAM only), so libomptarget passes the device address of a copy, not the
         # value (examples/offload-kernels/README.md: 2.5f32 arrived as -1.06e-31).

@@ -47,6 +47,9 @@ class ArgTransfer:
     begin: int
     kernel: int
     end: int
+    #: a by-value kernel parameter that offload-ls's lowering passes by reference (the
+    #: kernel entry dereferences it; toolchain/lower.py), so no LITERAL is expected
+    value_by_reference: bool = False
 
     @property
     def literal(self) -> bool:
