@@ -25,11 +25,19 @@ from offload_ls.toolchain import facts
 from offload_ls.toolchain.crate import Crate
 from offload_ls.toolchain.discover import find_cuda_tool
 from offload_ls.toolchain.doctor import NATIVE, DoctorReport
-from offload_ls.toolchain.plan import DEFAULT_TIMEOUTS, Pass, Plan, _base_env, _target_args, device_cargo_config
+from offload_ls.toolchain.plan import (
+    DEFAULT_TIMEOUTS,
+    RELEASE_PROFILE,
+    Pass,
+    Plan,
+    _base_env,
+    _target_args,
+    device_cargo_config,
+    host_metadata_passes,
+    kernel_manifest,
+)
 
 HOST_TRIPLE = "x86_64-unknown-linux-gnu"
-RELEASE_PROFILE = ("--config", 'profile.release.lto="fat"', "--config", 'profile.release.panic="abort"',
-                   "--config", "profile.release.codegen-units=1")
 
 
 @dataclass(frozen=True)
@@ -103,6 +111,7 @@ def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
     images = images_for(device_image, report, out)
     plan = BuildPlan(crate, report.pipeline, images=images)
     plan.exe = out / "target-host" / "release" / crate.bin
+    plan.passes += host_metadata_passes(crate, report, out, t)
     for img in images:
         plan.passes += device_image_passes(crate, report, img, out, t)
         if img.triple.startswith("nvptx") and tools.get("llc"):
@@ -137,7 +146,9 @@ def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
     # clang-linker-wrapper finds clang, ld.lld and ptxas on PATH (docs/offload-notes.md).
     path_dirs = [str(Path(clang).parent)] + ([str(Path(report.ptxas).parent)] if report.ptxas else [])
     host_env["PATH"] = ":".join([*path_dirs, os.environ.get("PATH", "")])
-    if report.pipeline == NATIVE:
+    if report.pipeline == NATIVE and tc.three_pass:
+        mode = [*facts.native_host_args(str(bundle))]
+    elif report.pipeline == NATIVE:
         mode = [f"-Zoffload=Host={bundle}"]
     else:
         mode = ["-Zoffload=Test", f"-Clink-arg={embed}"]
@@ -162,10 +173,14 @@ def device_image_passes(crate: Crate, report: DoctorReport, img: Image, out: Pat
     cwd = crate.manifest.parent
     gpu = img.triple != HOST_TRIPLE
     dev_env = _base_env(report)
-    if gpu and img.triple.startswith("nvptx"):
+    if gpu:
+        # rustc-dev-guide src/offload/usage.md: RUSTFLAGS="-Ctarget-cpu=gfx90a" for the device pass
         dev_env[f"CARGO_TARGET_{img.triple.upper().replace('-', '_')}_RUSTFLAGS"] = f"-Ctarget-cpu={img.arch}"
     build_std = ["-Zbuild-std=core"] if gpu and tc.gpu_std.get(img.triple) == "build-std" else []
-    native = ["-Zoffload=Device"] if report.pipeline == NATIVE else []
+    native = []
+    if report.pipeline == NATIVE:
+        native = (list(facts.native_device_args(str(kernel_manifest(out)))) if tc.three_pass
+                  else ["-Zoffload=Device"])
     debug = ["-Cdebuginfo=line-tables-only"] if line_tables else []
     passes = [Pass(
         name=f"device-{img.tag}", label=f"device {img.triple.split('-')[0]} {img.arch}",
@@ -236,7 +251,8 @@ def assembly_plan(crate: Crate, report: DoctorReport, timeouts: dict[str, float]
     out = crate.out_dir / "asm"
     img = images_for("gpu", report, out)[0]
     plan = AssemblyPlan(crate, report.pipeline, image=img)
-    plan.passes = device_image_passes(crate, report, img, out, t, line_tables=True)
+    plan.passes = [*host_metadata_passes(crate, report, out, t),
+                   *device_image_passes(crate, report, img, out, t, line_tables=True)]
     cwd = crate.manifest.parent
     plan.ir = img.bc.with_suffix(".opt.ll")
     plan.passes.append(Pass(f"llvm-dis-opt-{img.tag}", "device IR",

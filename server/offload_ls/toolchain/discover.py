@@ -59,6 +59,11 @@ class RustToolchain:
     def supports_test_mode(self) -> bool:
         return "Test" in self.offload_modes
 
+    @property
+    def three_pass(self) -> bool:
+        """``-Zoffload=HostMetadata=`` is accepted: today's three-pass pipeline (#159566)."""
+        return any(m.split("=")[0] == facts.HOST_METADATA_MODE for m in self.offload_modes)
+
     def to_json(self) -> dict:
         return asdict(self)
 

@@ -88,3 +88,39 @@ def slices_broken(release: str) -> bool | None:
     """True if slice kernel arguments are known broken in rustc ``release`` (e.g.
     ``"1.96.0"``), ``None`` if unknown."""
     return True if any(release.startswith(r) for r in SLICE_ARGS_BROKEN_RELEASES) else None
+
+
+#: rustc arguments of today's three-pass native pipeline (rust-lang/rust #159566), as
+#: tests/run-make/offload/host-std-device-nostd/rmake.rs and generic-manifest/rmake.rs give them:
+#: every pass ``-Zunstable-options -Csymbol-mangling-version=v0 -Clto=fat`` (v0 mangling so the
+#: manifest's generic instantiations match across passes); the host metadata pass
+#: ``-Zoffload=HostMetadata=<manifest> --emit=metadata``; the device pass ``--cfg device
+#: -Zoffload=Device=<manifest> -Cpanic=abort``; the host pass ``-Zoffload=Host=<device.bin>``.
+#: Device target flags from rustc-dev-guide src/offload/usage.md: ``--target <gpu triple>
+#: -Zbuild-std=core`` with ``-Ctarget-cpu=<arch>`` in RUSTFLAGS.
+NATIVE_COMMON_ARGS = ("-Zunstable-options", "-Csymbol-mangling-version=v0", "-Clto=fat")
+
+
+def host_metadata_args(manifest: str) -> tuple[str, ...]:
+    """The host metadata pass's offload arguments (``manifest``: absolute path it writes)."""
+    return (f"-Zoffload=HostMetadata={manifest}", *NATIVE_COMMON_ARGS, "--emit=metadata")
+
+
+def native_device_args(manifest: str) -> tuple[str, ...]:
+    """The native device pass's offload arguments (reads the host metadata pass's manifest)."""
+    return (f"-Zoffload=Device={manifest}", *NATIVE_COMMON_ARGS, "-Cpanic=abort")
+
+
+def native_host_args(device_bin: str) -> tuple[str, ...]:
+    """The native host pass's offload arguments (``device_bin``: absolute path of the bundle)."""
+    return (f"-Zoffload=Host={device_bin}", *NATIVE_COMMON_ARGS)
+
+
+#: ``-Zoffload`` mode that marks the three-pass compiler (rustc's own rejection of a bogus
+#: ``-Zoffload=`` value lists it; tests/ui/offload/generic_kernel_not_instantiated.stderr).
+HOST_METADATA_MODE = "HostMetadata"
+
+#: rmake.rs writes this placeholder as the device image of a host pass that only needs the
+#: host's IR (``rfs::write(cwd().join("device.bin"), [0u8; 8])``); offload-ls does the same
+#: for the transfer plan of check-on-save.
+PLACEHOLDER_DEVICE_BIN = bytes(8)

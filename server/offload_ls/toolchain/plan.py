@@ -9,6 +9,7 @@ measured with Debian's rustc 1.96 and LLVM 22.
 from __future__ import annotations
 
 import shutil
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from offload_ls.toolchain.crate import Crate
 from offload_ls.toolchain.doctor import NATIVE, DoctorReport
 from offload_ls.toolchain.lower import Lowering
 
+RELEASE_PROFILE = ("--config", 'profile.release.lto="fat"', "--config", 'profile.release.panic="abort"',
+                   "--config", "profile.release.codegen-units=1")
 DEFAULT_TIMEOUTS = {"check": 300.0, "ir": 600.0, "build": 900.0, "tool": 120.0}
 
 
@@ -88,6 +91,30 @@ def device_cargo_config(report: DoctorReport) -> list[str]:
             "--config", "net.offline=true"]
 
 
+def kernel_manifest(out: Path) -> Path:
+    """Where the host metadata pass writes the kernel manifest the device pass reads."""
+    return out / "kernels.manifest"
+
+
+def host_metadata_passes(crate: Crate, report: DoctorReport, out: Path, t: dict[str, float],
+                         release: bool = True) -> list[Pass]:
+    """Today's native pipeline starts with a host metadata pass that writes the kernel manifest
+    (which kernels, which generic instantiations; rust-lang/rust #159566,
+    tests/run-make/offload/generic-manifest/rmake.rs). Empty for other pipelines. ``release``:
+    as ``build`` compiles (fat LTO), else as a check."""
+    tc = report.toolchain
+    if report.pipeline != NATIVE or tc is None or not tc.three_pass:
+        return []
+    manifest = kernel_manifest(out)
+    return [Pass(
+        "host-metadata", "host metadata",
+        (tc.cargo, *(RELEASE_PROFILE if release else ()), "rustc", *(("--release",) if release else ("--profile", "check")),
+         "--message-format=json", "--manifest-path", str(crate.manifest),
+         *_target_args(crate), "--target-dir", str(out / "target-metadata"), "--",
+         *facts.host_metadata_args(str(manifest)), facts.CHECK_DEVICE_CFGS),
+        _base_env(report), crate.manifest.parent, t["check"], (manifest,))]
+
+
 def device_pass_label(report: DoctorReport) -> str:
     return f"device {report.target.split('-')[0]} {report.arch}"
 
@@ -105,6 +132,10 @@ def check_plan(crate: Crate, report: DoctorReport, timeouts: dict[str, float] | 
     env = _base_env(report)
     manifest = ["--manifest-path", str(crate.manifest)]
     out = crate.out_dir
+    three_pass = report.pipeline == NATIVE and tc.three_pass
+    # today's nightly: the device pass reads the kernel manifest the host metadata pass writes
+    plan.passes += host_metadata_passes(crate, report, out, t, release=False)
+    native_device = facts.native_device_args(str(kernel_manifest(out))) if three_pass else ()
     if report.pipeline != "host-only":
         std = tc.gpu_std.get(report.target)
         build_std = ["-Zbuild-std=core"] if std == "build-std" else []
@@ -112,7 +143,7 @@ def check_plan(crate: Crate, report: DoctorReport, timeouts: dict[str, float] | 
             name="device", label=device_pass_label(report),
             argv=(tc.cargo, *device_cargo_config(report), "rustc", "--profile", "check",
                   "--message-format=json", *manifest, *_target_args(crate), "--target", report.target,
-                  *build_std, "--target-dir", str(out / "device"), "--", *facts.device_cfg_args()),
+                  *build_std, "--target-dir", str(out / "device"), "--", *facts.device_cfg_args(), *native_device),
             env=env, cwd=crate.manifest.parent, timeout=t["check"], concurrent=True, replayable=True))
     plan.passes.append(Pass(
         name="host", label="host",
@@ -120,17 +151,25 @@ def check_plan(crate: Crate, report: DoctorReport, timeouts: dict[str, float] | 
               *_target_args(crate), "--target-dir", str(out / "host"), "--", facts.CHECK_DEVICE_CFGS,
               *(["-Zoffload=Test", "-Zunstable-options"] if tc.supports_test_mode else [])),
         env=env, cwd=crate.manifest.parent, timeout=t["check"], concurrent=True, replayable=True))
-    if transfer_plan and report.pipeline != "host-only" and tc.supports_test_mode and crate.bin:
+    if transfer_plan and report.pipeline != "host-only" and (tc.supports_test_mode or three_pass) and crate.bin:
         true = shutil.which("true") or "/bin/true"
-        mode = "-Zoffload=Test"
+        mode = ["-Zoffload=Test", "-Zunstable-options"]
+        if three_pass:
+            # the host pass needs a device image; its IR (the map types) does not depend on it
+            placeholder = out / "host-ir" / "placeholder-device.bin"
+            plan.passes.append(Pass(
+                "placeholder-device-bin", "host",
+                (sys.executable, "-c", "import sys, pathlib; p = pathlib.Path(sys.argv[1]); "
+                 "p.parent.mkdir(parents=True, exist_ok=True); p.write_bytes(bytes(int(sys.argv[2])))",
+                 str(placeholder), str(len(facts.PLACEHOLDER_DEVICE_BIN))),
+                {}, crate.manifest.parent, t["tool"], (placeholder,), json=False))
+            mode = list(facts.native_host_args(str(placeholder)))
         plan.passes.append(Pass(
             name="host-ir", label="host",
             argv=(tc.cargo, "--config", 'profile.dev.lto="fat"', "--config", 'profile.dev.panic="abort"',
                   "rustc", "--message-format=json", *manifest, *_target_args(crate),
-                  "--target-dir", str(out / "host-ir"), "--", mode, "-Zunstable-options", facts.CHECK_DEVICE_CFGS,
+                  "--target-dir", str(out / "host-ir"), "--", *mode, facts.CHECK_DEVICE_CFGS,
                   f"-Clinker={true}", f"--emit=llvm-ir={plan.ir_path}"),
             env=env, cwd=crate.manifest.parent, timeout=t["ir"], emits=(plan.ir_path,),
             needs_clean=True))
-    if report.pipeline == NATIVE:
-        pass  # checks are the same; native codegen only matters for `build`
     return plan
