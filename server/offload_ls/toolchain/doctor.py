@@ -19,12 +19,15 @@ from offload_ls.toolchain.cache import ProbeCache
 from offload_ls.toolchain.discover import (
     Gpu,
     LlvmTools,
+    OffloadComponent,
     RustToolchain,
     candidate_toolchains,
     find_cuda_path,
     find_gpus,
     find_llvm_tools,
     find_ptxas,
+    find_rustup,
+    probe_offload_component,
     probe_toolchain,
 )
 
@@ -55,6 +58,12 @@ class DoctorReport:
     missing: list[str] = field(default_factory=list)
     install: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: rustc path -> what rustup says about that toolchain's ``offload`` component
+    components: dict[str, OffloadComponent] = field(default_factory=dict)
+    #: why this pipeline (one sentence naming the toolchain and what it can do)
+    why: str = ""
+    #: the command that would give the native pipeline (``None`` when it is in use)
+    native_fix: str | None = None
 
     @property
     def toolchain(self) -> RustToolchain | None:
@@ -147,10 +156,53 @@ def run_doctor(rustc: str | None = None, cargo: str | None = None, arch: str | N
     if report.toolchain and report.pipeline != HOST_ONLY and not report.toolchain.native_offload:
         report.notes.append(f"{report.toolchain.rustc}: {report.toolchain.native_note}; "
                             "using the LLVM-tools pipeline")
+    _explain(report)
     if not gpus and probe_gpus:
         report.notes.append("no GPU found (nvidia-smi / rocm-smi): builds work; runs need "
                             "--device-image host (libomptarget's Virtual Host Device)")
     return report
+
+
+def _explain(report: DoctorReport) -> None:
+    """Fill ``components``, ``why`` and ``native_fix``: which pipeline and why, and the exact
+    command that gives the native one (rustup's ``offload`` component on a nightly)."""
+    for tc in report.toolchains:
+        comp = probe_offload_component(tc) if not tc.error else None
+        if comp is not None:
+            report.components[tc.rustc] = comp
+    tc = report.toolchain
+    if tc is None:
+        report.why = "no Rust toolchain with cargo was found"
+    elif report.pipeline == NATIVE:
+        report.why = (f"{tc.rustc} ({tc.release}) compiles offload natively"
+                      + (" in three passes (-Zoffload=HostMetadata=, Device=, Host=)" if tc.three_pass else ""))
+    elif report.pipeline == LLVM_TOOLS:
+        report.why = (f"{tc.rustc} ({tc.release}) accepts -Zoffload=Test but has no LLVM offload: offload-ls "
+                      f"compiles the device pass to bitcode and links with LLVM {tc.llvm_major}'s tools")
+    else:
+        report.why = "no rustc here can compile for a GPU (see missing)"
+    if report.pipeline == NATIVE:
+        return
+    nightlies = [(t, report.components.get(t.rustc)) for t in report.toolchains
+                 if not t.error and t.release and "nightly" in t.release]
+    with_comp = [(t, c) for t, c in nightlies if c is not None]
+    if with_comp:
+        t, comp = with_comp[0]
+        report.native_fix = comp.fix(t.commit_date)
+        if comp.installed:
+            report.notes.append(f"{comp.toolchain} has the offload component, but {t.native_note or 'its probe failed'}")
+        elif comp.available is False:
+            report.notes.append(f"{comp.toolchain} ({t.release}, {t.commit_date}) predates the `offload` component "
+                                f"(shipped since {facts.OFFLOAD_COMPONENT_SINCE})")
+        elif comp.error:
+            report.notes.append(f"{comp.toolchain}: could not ask rustup about its components: {comp.error}")
+        else:
+            report.notes.append(f"{comp.toolchain} has no `offload` component installed")
+    elif find_rustup() is not None:
+        report.native_fix = "rustup toolchain install nightly --component offload --component rust-src"
+    else:
+        report.native_fix = ("install rustup (https://rustup.rs), then: rustup toolchain install nightly "
+                             "--component offload --component rust-src")
 
 
 def render_text(report: DoctorReport) -> str:
@@ -179,7 +231,21 @@ def render_text(report: DoctorReport) -> str:
             lines.append(f"    {tool:<26} {path or 'MISSING'}")
         lines.append(f"    {'libomptarget':<26} {report.llvm.libomptarget or 'MISSING'}"
                      + (f"  (plugins: {', '.join(report.llvm.plugins)})" if report.llvm.plugins else ""))
+    if report.components:
+        lines.append("rustup `offload` component:")
+        releases = {t.rustc: t.release or "" for t in report.toolchains}
+        for rustc, comp in report.components.items():
+            nightly = "nightly" in releases.get(rustc, "")
+            state = ("installed" if comp.installed else "not installed"
+                     + ("" if comp.available is not False else
+                        " (this nightly predates it)" if nightly else " (nightly only)")
+                     + (f" (rustup: {comp.error})" if comp.error else ""))
+            lines.append(f"    {comp.toolchain:<40} {state}; runtimes: {', '.join(comp.runtimes) or 'none'}"
+                         + ("" if comp.rust_src else "; rust-src missing"))
     lines.append(f"ptxas: {report.ptxas or 'not found'}" + (f"  (CUDA at {report.cuda_path})" if report.cuda_path else ""))
+    lld = (report.llvm.tools.get("ld.lld") if report.llvm else None) or next(
+        (c.rust_lld for c in report.components.values() if c.rust_lld), None)
+    lines.append(f"AMD GPU linker (ld.lld / rust-lld): {lld or 'not found'}")
     if report.gpus:
         lines.append("GPUs:")
         for g in report.gpus:
@@ -190,12 +256,16 @@ def render_text(report: DoctorReport) -> str:
     tc = report.toolchain
     lines.append(f"Pipeline: {report.pipeline}" + (f" with {tc.rustc} {tc.release}" if tc else "")
                  + f", device target {report.target} ({report.arch})")
+    if report.why:
+        lines.append(f"  why: {report.why}")
     for m in report.missing:
         lines.append(f"  missing: {m}")
     if report.install:
         lines.append(f"  install: {report.install}")
     for n in report.notes:
         lines.append(f"  note: {n}")
+    if report.native_fix:
+        lines.append(f"  native pipeline (today's nightly, three passes): {report.native_fix}")
     return "\n".join(lines)
 
 

@@ -124,3 +124,24 @@ HOST_METADATA_MODE = "HostMetadata"
 #: host's IR (``rfs::write(cwd().join("device.bin"), [0u8; 8])``); offload-ls does the same
 #: for the transfer plan of check-on-save.
 PLACEHOLDER_DEVICE_BIN = bytes(8)
+
+
+#: rustup's component of today's nightly (rust-lang/rust #160991; ``rustup component add offload
+#: --toolchain nightly``, since August 2026). ``rustup component list`` names it with the host
+#: triple (``offload-x86_64-unknown-linux-gnu``), like every host component.
+OFFLOAD_COMPONENT = "offload"
+
+#: What the component puts in the sysroot's ``lib/rustlib/<host>/lib`` (observed in public probe
+#: scripts and reports of August 2026: libRustOffload-23.so, libLLVMOffload.so, libomptarget.so,
+#: libompdevice.a, libomptarget-nvptx.bc, libomptarget-amdgpu.bc), as glob patterns.
+OFFLOAD_COMPONENT_FILES = ("libRustOffload-*.so", "libLLVMOffload.so*", "libomptarget.so*", "libompdevice.a",
+                           "libomptarget-nvptx*.bc", "libomptarget-amdgpu*.bc")
+
+#: The month the component first shipped: a nightly whose commit date is older cannot have it.
+OFFLOAD_COMPONENT_SINCE = "2026-08"
+
+
+def component_command(toolchain: str, components: tuple[str, ...] = (OFFLOAD_COMPONENT,), update: bool = False) -> str:
+    """The rustup command that installs ``components`` for ``toolchain`` (shown, never run)."""
+    add = f"rustup component add {' '.join(components)} --toolchain {toolchain}"
+    return f"rustup update {toolchain.split('-')[0]} && {add}" if update else add
