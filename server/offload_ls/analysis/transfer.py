@@ -48,6 +48,9 @@ def classify_param(param: Node, ecosystem: Ecosystem) -> Param:
         "mut_ref": Transfer.TOFROM,
         "mut_ptr": Transfer.TOFROM,
         "scalar": Transfer.BY_VALUE,
+        # core::offload::Region: mapped like a slice, to the device and back
+        # (rust-lang/rust tests/codegen-llvm/gpu_offload/region_host.rs: begin TO, end FROM)
+        "region": Transfer.TOFROM,
     }.get(kind, Transfer.UNKNOWN)
     if not ecosystem.runtime_maps_arguments:
         transfer = Transfer.UNKNOWN
@@ -67,7 +70,8 @@ def classify_param(param: Node, ecosystem: Ecosystem) -> Param:
 def type_shape(type_node: Node) -> tuple[str, str | None, int | None]:
     """Classify a type node: (kind, pointee text, scalar size in bytes).
 
-    kind is one of ``ref``, ``mut_ref``, ``const_ptr``, ``mut_ptr``, ``scalar``, ``other``;
+    kind is one of ``ref``, ``mut_ref``, ``const_ptr``, ``mut_ptr``, ``scalar``, ``region``
+    (``core::offload::Region<'_, T, S>``), ``other``;
     the size is set only for a reference/pointer to one primitive scalar.
     """
     t = type_node.type
@@ -83,6 +87,10 @@ def type_shape(type_node: Node) -> tuple[str, str | None, int | None]:
         return kind, pointee, elem
     if t == "primitive_type":
         return "scalar", None, None
+    if t == "generic_type":
+        base = type_node.child_by_field_name("type")
+        if base is not None and node_text(base).split("::")[-1] == "Region":
+            return "region", None, None
     return "other", None, None
 
 

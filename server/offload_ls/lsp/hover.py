@@ -14,6 +14,7 @@ from lsprotocol import types
 
 from offload_ls.analysis.engine import FileAnalysis
 from offload_ls.analysis.model import Kernel, Launch, Param, Span, Transfer
+from offload_ls.analysis.preload import PreloadGuard, preloaded_args
 from offload_ls.lsp.positions import to_range
 from offload_ls.syntax.text import Encoding, LineIndex
 
@@ -30,6 +31,9 @@ def transfer_text(param: Param, kernel: Kernel) -> str:
     t = param.transfer
     if t is Transfer.UNKNOWN and not kernel.ecosystem.runtime_maps_arguments:
         what = f"{kernel.ecosystem.value} host code copies data explicitly"
+    elif param.kind == "region":
+        what = ("a `Region`: its slice (length known at run time) is copied host → device before the launch "
+                "and back after it; each thread reaches its part through the partitioning strategy")
     else:
         what = _TRANSFER_TEXT[t]
     return f"— {t.arrow} **{t.value}**: {what}"
@@ -52,6 +56,14 @@ def kernel_markdown(kernel: Kernel) -> str:
 
 def _dims_text(source: bytes, span: Span | None) -> str:
     return source[span.start:span.end].decode("utf-8", errors="replace") if span else "?"
+
+
+def _preload_text(guard: PreloadGuard, source: bytes) -> str:
+    line = source.count(b"\n", 0, guard.span.start) + 1
+    fn = "preload_mut" if guard.mutable else "preload"
+    back = f", and comes back when `{guard.guard}` is dropped" if guard.mutable else ""
+    return (f"— already on the device: `{fn}` (line {line}) copied it there; nothing is copied for it "
+            f"at this launch{back}")
 
 
 def launch_markdown(launch: Launch, kernel: Kernel | None, source: bytes) -> str:
@@ -83,10 +95,12 @@ def launch_markdown(launch: Launch, kernel: Kernel | None, source: bytes) -> str
         return "\n".join(lines)
     lines.append("Arguments ↦ parameters:")
     params = kernel.params
+    preloaded = preloaded_args(source, launch)
     for i in range(max(len(launch.args), len(params))):
         if i < len(launch.args) and i < len(params):
             p = params[i]
-            lines.append(f"- `{launch.args[i].text}` ↦ {_param_text(p)} {transfer_text(p, kernel)}")
+            what = _preload_text(preloaded[i], source) if i in preloaded else transfer_text(p, kernel)
+            lines.append(f"- `{launch.args[i].text}` ↦ {_param_text(p)} {what}")
         elif i < len(launch.args):
             lines.append(f"- `{launch.args[i].text}` ↦ no parameter (the kernel takes {len(params)})")
         else:

@@ -282,7 +282,9 @@ def probe_offload_component(tc: RustToolchain) -> OffloadComponent | None:
     if rustup is None:
         comp.error = "rustup not found"
     else:
-        res = run([rustup, "component", "list", "--toolchain", name], timeout=PROBE_TIMEOUT)
+        # cwd outside any workspace: rustup reads rust-toolchain.toml files from the cwd upwards
+        res = run([rustup, "component", "list", "--toolchain", name], timeout=PROBE_TIMEOUT,
+                  cwd=Path(tempfile.gettempdir()))
         if res.ok:
             available, installed = parse_component_list(res.stdout)
             comp.available = facts.OFFLOAD_COMPONENT in available

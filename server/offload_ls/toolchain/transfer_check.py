@@ -55,8 +55,8 @@ def _disagreement(arg: LaunchArg, t: ArgTransfer, type_text: str, kind: str, ele
         return (f"by-value `{type_text}` argument `{arg.text}` is passed to the kernel like a pointer "
                 f"(kernel map type {t.kernel:#x} lacks LITERAL 0x100): the kernel receives an address, "
                 f"not the value; pass a reference (`&{type_text}`) instead")
-    if t.literal:
-        return None
+    if t.literal or kind == "region":
+        return None  # a Region's length is stored at run time (its static size entry is 0)
     if t.bytes == 0:
         return (f"the host pass maps 0 bytes for `{arg.text}` (`{type_text}`): nothing is copied; "
                 f"slice arguments lose their length with this compiler — pass `&[T; N]` / `&mut [T; N]`")
