@@ -1,0 +1,250 @@
+"""Finding today's upstream offload spelling in a package's files (toolchain/lower.py lowers it).
+
+What counts (rust-lang/rust, nightly since August 2026): ``#[offload_kernel]`` /
+``#[core::offload::offload_kernel]`` on a ``fn``, or ``#[rustc_offload_kernel]`` on a plain ``fn``
+without an ``extern`` ABI (tests/run-make/offload/*/example.rs); ``offload!`` /
+``core::offload::offload!`` launches and their fields (tests/ui/offload/offload_macro.rs);
+``use core::offload::..`` items. Kernels in rustc 1.96's spelling (``extern "gpu-kernel"``) are
+recorded too, to report a crate mixing both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tree_sitter import Node
+
+from offload_ls.syntax.parse import node_text, parse
+from offload_ls.workspace.files import FileTooLarge, read_source, rust_files
+
+MAX_FILE_BYTES = 4 << 20
+#: Barrier calls (the same names as the std-offload profile's ``barriers``).
+BARRIERS = frozenset({"_syncthreads", "s_barrier", "barrier"})
+
+
+@dataclass
+class ScannedKernel:
+    file: Path
+    name: str
+    fn: Node
+    attrs: list[Node]
+    generics: list[tuple[str, bool]]  # (name, is_const)
+    params: list[tuple[str, Node]]  # (name to pass, type node)
+    container_end: int  # where the entries go (end of file / before the module's `}`)
+    is_unsafe: bool
+    vis: str
+
+
+@dataclass
+class ScannedLaunch:
+    file: Path
+    node: Node
+    fields: dict[str, tuple[Node, Node | None]]  # name -> (name node, first value node)
+    values: dict[str, tuple[int, int]]  # name -> value byte range
+    kernel_name: str | None = None
+    kernel_path: tuple[int, int] | None = None  # the path without turbofish
+    type_args: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ScannedFile:
+    path: Path
+    source: bytes
+    root: Node
+    kernels: list[ScannedKernel] = field(default_factory=list)
+    launches: list[ScannedLaunch] = field(default_factory=list)
+    legacy_kernels: list[tuple[str, Node]] = field(default_factory=list)  # 1.96 spelling
+    offload_uses: list[Node] = field(default_factory=list)
+    module_ends: list[int] = field(default_factory=list)
+    barrier_calls: dict[str, list[Node]] = field(default_factory=dict)  # fn name -> barrier calls
+    calls: dict[str, set[str]] = field(default_factory=dict)  # fn name -> called names
+
+
+def _attr_path(attr: Node) -> str:
+    """``core::offload::offload_kernel`` for ``#[core::offload::offload_kernel]`` ('' if none)."""
+    inner = next((c for c in attr.named_children if c.type == "attribute"), None)
+    if inner is None or not inner.named_children:
+        return ""
+    return node_text(inner.named_children[0])
+
+
+def _is_upstream_marker(path: str) -> bool:
+    return path.split("::")[-1] == "offload_kernel"
+
+
+def _fn_attrs(fn: Node) -> list[Node]:
+    out, prev = [], fn.prev_named_sibling
+    while prev is not None and prev.type in ("attribute_item", "line_comment", "block_comment"):
+        if prev.type == "attribute_item":
+            out.append(prev)
+        prev = prev.prev_named_sibling
+    return list(reversed(out))
+
+
+def _has_extern_abi(fn: Node) -> str | None:
+    for c in fn.children:
+        if c.type == "function_modifiers":
+            for m in c.children:
+                if m.type == "extern_modifier":
+                    return node_text(m)
+    return None
+
+
+def _is_unsafe_fn(fn: Node) -> bool:
+    return any(c.type == "function_modifiers" and any(m.type == "unsafe" for m in c.children)
+               for c in fn.children)
+
+
+def _param_name(pattern: Node | None, i: int) -> str:
+    if pattern is not None and pattern.type == "identifier":
+        return node_text(pattern)
+    if pattern is not None and pattern.type == "mut_pattern":
+        ident = next((c for c in pattern.named_children if c.type == "identifier"), None)
+        if ident is not None:
+            return node_text(ident)
+    return f"arg{i}"
+
+
+def _scan_items(f: ScannedFile, decls: Node, container_end: int) -> None:
+    f.module_ends.append(container_end)
+    for item in decls.named_children:
+        if item.type == "mod_item":
+            body = item.child_by_field_name("body")
+            if body is not None:
+                _scan_items(f, body, body.end_byte - 1)
+        elif item.type == "use_declaration":
+            arg = item.child_by_field_name("argument")
+            text = node_text(arg) if arg is not None else ""
+            if text.startswith(("core::offload", "std::offload")):
+                f.offload_uses.append(item)
+        elif item.type == "function_item":
+            _scan_fn(f, item, container_end)
+
+
+def _scan_fn(f: ScannedFile, fn: Node, container_end: int) -> None:
+    name_node = fn.child_by_field_name("name")
+    if name_node is None:
+        return
+    name = node_text(name_node)
+    attrs = _fn_attrs(fn)
+    paths = [_attr_path(a) for a in attrs]
+    abi = _has_extern_abi(fn)
+    body = fn.child_by_field_name("body")
+    if body is not None:
+        _scan_body(f, name, body)
+    upstream = any(_is_upstream_marker(p) for p in paths) or (
+        "rustc_offload_kernel" in paths and abi is None)
+    if not upstream:
+        if "rustc_offload_kernel" in paths or (abi is not None and "gpu-kernel" in abi):
+            f.legacy_kernels.append((name, fn))
+        return
+    generics: list[tuple[str, bool]] = []
+    tp = fn.child_by_field_name("type_parameters")
+    for g in tp.named_children if tp is not None else []:
+        if g.type == "const_parameter":
+            n = g.child_by_field_name("name")
+            generics.append((node_text(n) if n else "", True))
+        elif g.type in ("type_parameter", "constrained_type_parameter", "type_identifier"):
+            n = g.child_by_field_name("name") or g.child_by_field_name("left") or (
+                g if g.type == "type_identifier" else None)
+            if n is None:
+                n = next((c for c in g.named_children if c.type == "type_identifier"), None)
+            generics.append((node_text(n) if n else "", False))
+    params: list[tuple[str, Node]] = []
+    plist = fn.child_by_field_name("parameters")
+    for i, p in enumerate(c for c in (plist.named_children if plist else []) if c.type == "parameter"):
+        params.append((_param_name(p.child_by_field_name("pattern"), i), p.child_by_field_name("type")))
+    vis = next((node_text(c) for c in fn.children if c.type == "visibility_modifier"), "")
+    f.kernels.append(ScannedKernel(f.path, name, fn, [a for a, p in zip(attrs, paths)
+                                                if _is_upstream_marker(p) or p == "rustc_offload_kernel"],
+                             generics, params, container_end, _is_unsafe_fn(fn), vis))
+
+
+def _scan_body(f: ScannedFile, fn_name: str, body: Node) -> None:
+    calls = f.calls.setdefault(fn_name, set())
+    stack = [body]
+    while stack:
+        n = stack.pop()
+        if n.type == "call_expression":
+            callee = n.child_by_field_name("function")
+            if callee is not None:
+                last = node_text(callee).split("::")[-1]
+                calls.add(last)
+                if last in BARRIERS:
+                    f.barrier_calls.setdefault(fn_name, []).append(n)
+        elif n.type == "macro_invocation":
+            _scan_macro(f, n)
+        stack.extend(n.children)
+
+
+def _scan_macro(f: ScannedFile, node: Node) -> None:
+    mac = node.child_by_field_name("macro")
+    if mac is None or node_text(mac).split("::")[-1] != "offload":
+        return
+    tt = next((c for c in node.children if c.type == "token_tree"), None)
+    if tt is None:
+        return
+    launch = ScannedLaunch(f.path, node, {}, {})
+    parts: list[list[Node]] = [[]]
+    for c in tt.children[1:-1]:
+        if c.type == ",":
+            parts.append([])
+        else:
+            parts[-1].append(c)
+    for part in (p for p in parts if p):
+        if len(part) >= 3 and part[0].type == "identifier" and part[1].type == "=":
+            launch.fields[node_text(part[0])] = (part[0], part[2])
+            launch.values[node_text(part[0])] = (part[2].start_byte, part[-1].end_byte)
+    if "kernel" in launch.values:
+        _parse_kernel_ref(f.source, launch)
+    f.launches.append(launch)
+
+
+def _parse_kernel_ref(source: bytes, launch: ScannedLaunch) -> None:
+    """Fill ``kernel_name`` / ``kernel_path`` / ``type_args`` from ``kernel = path::k::<T>``."""
+    s, e = launch.values["kernel"]
+    text = source[s:e]
+    prefix = b"fn __offload_ls() { let _ = "
+    tree = parse(prefix + text + b"; }")
+    stack, expr = [tree.root_node], None
+    while stack:
+        n = stack.pop()
+        if n.type == "let_declaration":
+            expr = n.child_by_field_name("value")
+            break
+        stack.extend(n.children)
+    if expr is None:
+        return
+    path = expr
+    if expr.type == "generic_function":
+        path = expr.child_by_field_name("function")
+        targs = expr.child_by_field_name("type_arguments")
+        launch.type_args = [node_text(a) for a in (targs.named_children if targs else [])]
+    if path is None or path.type not in ("identifier", "scoped_identifier"):
+        return
+    off = s - len(prefix)
+    launch.kernel_path = (path.start_byte + off, path.end_byte + off)
+    launch.kernel_name = node_text(path).split("::")[-1]
+
+
+def scan_file(path: Path, source: bytes) -> ScannedFile:
+    tree = parse(source)
+    f = ScannedFile(path, source, tree.root_node)
+    _scan_items(f, tree.root_node, len(source))
+    return f
+
+
+def uses_upstream_spelling(root: Path) -> bool:
+    """True if a ``.rs`` file under ``root`` has an upstream kernel or ``offload!`` launch."""
+    for path in rust_files(root):
+        try:
+            source = read_source(path, MAX_FILE_BYTES)
+        except (OSError, FileTooLarge):
+            continue
+        if b"offload" not in source:
+            continue
+        f = scan_file(path, source)
+        if f.kernels or f.launches:
+            return True
+    return False
