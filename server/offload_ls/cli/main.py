@@ -235,7 +235,9 @@ def _transfer_plan_text(result) -> str:
                 for k in analyze_source(fr.source).kernels:
                     params.setdefault(k.name, [(p.name, p.type_text) for p in k.params])
         out.append(f"\ntransfer plan of {name} (compiled host code, per launch):")
-        out += [f"  {render_kernel_plan(kt, params.get(kname, ()))}" for kname, kt in sorted(plans.items())]
+        # `scale__f32`: the lowering's entry for `scale::<f32>` (toolchain/lower_emit.py)
+        out += [f"  {render_kernel_plan(kt, params.get(kname) or params.get(kname.split('__')[0], ()))}"
+                for kname, kt in sorted(plans.items())]
     return "\n".join(out) + "\n"
 
 
