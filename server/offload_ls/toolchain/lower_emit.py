@@ -189,9 +189,9 @@ def glob_use() -> str:
             "use crate::__offload_ls_grid::*;\n")
 
 
-def crate_features(f: ScannedFile) -> set[str]:
-    """Features the crate root enables unconditionally (``#![feature(a, b)]``)."""
-    out: set[str] = set()
+def feature_lists(f: ScannedFile) -> list[tuple[Node, list[str]]]:
+    """Each ``#![feature(a, b)]`` of the file with its feature names."""
+    out = []
     for item in f.root.named_children:
         if item.type != "inner_attribute_item":
             continue
@@ -199,22 +199,18 @@ def crate_features(f: ScannedFile) -> set[str]:
         if attr is None or not attr.named_children or node_text(attr.named_children[0]) != "feature":
             continue
         tt = next((c for c in attr.named_children if c.type == "token_tree"), None)
-        for tok in tt.named_children if tt else []:
-            if tok.type == "identifier":
-                out.add(node_text(tok))
+        out.append((item, [node_text(t) for t in (tt.named_children if tt else []) if t.type == "identifier"]))
     return out
+
+
+def crate_features(f: ScannedFile) -> set[str]:
+    """Features the crate root enables unconditionally (``#![feature(a, b)]``)."""
+    return {name for _, names in feature_lists(f) for name in names}
 
 
 def lower_features(f: ScannedFile, w: Writer) -> None:
     """Drop ``gpu_offload`` / ``offload`` (unknown to rustc 1.96) from ``#![feature]`` lists."""
-    for item in f.root.named_children:
-        if item.type != "inner_attribute_item":
-            continue
-        attr = next((c for c in item.named_children if c.type == "attribute"), None)
-        if attr is None or not attr.named_children or node_text(attr.named_children[0]) != "feature":
-            continue
-        tt = next((c for c in attr.named_children if c.type == "token_tree"), None)
-        names = [node_text(t) for t in (tt.named_children if tt else []) if t.type == "identifier"]
+    for item, names in feature_lists(f):
         keep = [n for n in names if n not in facts.UPSTREAM_ONLY_FEATURES]
         if keep != names:
             w.text(item.start_byte, item.end_byte, f"#![feature({', '.join(keep)})]" if keep else "")
