@@ -54,6 +54,8 @@ class BuildOutcome:
     cancelled: bool = False
     warnings: list[str] = field(default_factory=list)
     lowering: Lowering | None = None
+    #: pass name -> seconds it ran (empty when nothing was rebuilt)
+    pass_seconds: dict[str, float] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -176,6 +178,7 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
             plan, cancel=cancel, on_pass=lambda i, n, p: say(f"[{i + 1}/{n}] {p.name}: {p.label}"))
         outcome.diagnostics = result.diagnostics
         outcome.cancelled = result.cancelled
+        outcome.pass_seconds = {p.name: p.completed.seconds for p in result.passes if p.completed is not None}
         if result.cancelled or plan.exe is None or not plan.exe.exists():
             outcome.seconds = time.monotonic() - start
             return outcome

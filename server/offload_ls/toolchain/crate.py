@@ -36,6 +36,9 @@ class Crate:
     target_dir: Path
     bin: str | None
     lib: bool
+    #: root files of the package's lib and bin targets (``src/lib.rs``, ``src/main.rs``, a
+    #: ``[[bin]] path``), from cargo metadata's ``src_path``
+    roots: tuple[Path, ...] = ()
 
     @property
     def out_dir(self) -> Path:
@@ -71,8 +74,10 @@ def load_crate(manifest: Path, cargo: str, bin_name: str | None = None, env: dic
     if bin_name is not None and bin_name not in bins:
         raise CrateError(f"{manifest}: no binary named `{bin_name}` (binaries: {', '.join(bins) or 'none'})")
     chosen = bin_name or (bins[0] if len(bins) == 1 or not has_lib and bins else None)
+    roots = tuple(Path(t["src_path"]) for t in pkg["targets"] if t.get("src_path")
+                  and any(k in ("bin", "lib", "rlib", "cdylib", "staticlib") for k in t["kind"]))
     return Crate(manifest=manifest, name=pkg["name"], root=Path(meta["workspace_root"]),
-                 target_dir=Path(meta["target_directory"]), bin=chosen, lib=has_lib)
+                 target_dir=Path(meta["target_directory"]), bin=chosen, lib=has_lib, roots=roots)
 
 
 def _first_error(stderr: str) -> str:

@@ -33,7 +33,9 @@ diagnostics from the copy map back to the user's lines.
 
 from __future__ import annotations
 
+import os
 import re
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,8 +50,10 @@ from offload_ls.toolchain.lower_emit import (
     GPU_IMAGE_CFG,
     GRID_MODULE,
     HOST_IMAGE_CFG,
+    Inst,
     SourceMap,
     Writer,
+    ascii_ident,
     by_reference,
     crate_features,
     entries,
@@ -64,10 +68,11 @@ from offload_ls.toolchain.lower_scan import (
     ScannedFile,
     ScannedKernel,
     ScannedLaunch,
+    file_module,
     scan_file,
     uses_upstream_spelling,
 )
-from offload_ls.workspace.files import SKIP_DIRS, FileTooLarge, read_source, rust_files
+from offload_ls.workspace.files import FileTooLarge, read_source
 
 __all__ = ["Lowering", "LoweringIssue", "SourceMap", "issue_diagnostics", "lower_crate", "lower_for_pipeline",
            "map_diagnostics", "map_span", "uses_upstream_spelling"]
@@ -122,18 +127,39 @@ class Lowering:
             return path
 
 
-def lower_crate(package_root: Path, out_root: Path, *, emulate_grid: bool,
-                crate_root: Path | None = None) -> Lowering | None:
+_PRIMITIVES = frozenset({"f16", "f32", "f64", "f128", "bool", "char", "usize", "isize", "u8", "u16", "u32",
+                         "u64", "u128", "i8", "i16", "i32", "i64", "i128"})
+_SKIP_NAMES = frozenset({".git", ".hg", ".svn", "node_modules", "offload-build"})
+
+
+def package_files(root: Path, skip: tuple[Path, ...] = ()) -> list[Path]:
+    """Regular files under ``root``, sorted, without VCS folders, ``node_modules`` and cargo
+    target directories (``skip``, and any folder holding cargo's ``CACHEDIR.TAG``): a source
+    module folder that happens to be called ``target`` is kept. Links are not followed."""
+    out: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_NAMES and here / d not in skip
+                             and not (here / d / "CACHEDIR.TAG").exists() and not (here / d).is_symlink())
+        out += [here / n for n in sorted(filenames) if (here / n).is_file() and not (here / n).is_symlink()]
+    return out
+
+
+def lower_crate(package_root: Path, out_root: Path, *, emulate_grid: bool, crate_roots: tuple[Path, ...] = (),
+                workspace_root: Path | None = None, target_dir: Path | None = None) -> Lowering | None:
     """Write the lowered copy of the package at ``package_root`` into ``out_root``.
 
     Args:
-        package_root: the user's package directory (its Cargo.toml). out_root: the copy's
-            directory (``target/offload-ls/lowered/<package>``); files there that the user's
-            package no longer has are removed, and files whose content is unchanged keep
-            their modification time (so cargo's and offload-ls's freshness checks hold).
+        package_root: the user's package directory (its Cargo.toml).
+        out_root: the copy's directory (under ``target/offload-ls/``). It mirrors
+            ``workspace_root`` (default: the package), so the workspace's Cargo.toml, its
+            ``[profile]``s, inherited keys and the members a path dependency names keep their
+            places; files there that the user's tree no longer has are removed, and files whose
+            content is unchanged keep their modification time (freshness checks hold).
         emulate_grid: the build includes the x86_64 host image (see module docstring).
-        crate_root: the binary's root file (default ``src/main.rs``, else ``src/lib.rs``):
-            where the grid module and the features go.
+        crate_roots: the package's target root files (cargo metadata's ``src_path``; default
+            ``src/main.rs`` / ``src/lib.rs``): where the grid module and the features go.
+        target_dir: cargo's target directory (never copied).
 
     Returns:
         ``None`` when the package uses no upstream spelling (nothing to lower), else the
@@ -142,146 +168,269 @@ def lower_crate(package_root: Path, out_root: Path, *, emulate_grid: bool,
     Raises:
         OSError: the copy cannot be written.
     """
+    mirror = workspace_root or package_root
+    skip = tuple(p for p in (target_dir, package_root / "target", mirror / "target") if p is not None)
+    roots = set(crate_roots) or {p for p in (package_root / "src" / "main.rs", package_root / "src" / "lib.rs")
+                                 if p.exists()}
     files: list[ScannedFile] = []
-    for path in rust_files(package_root):
+    for path in package_files(package_root, skip):
+        if path.suffix != ".rs":
+            continue
         try:
             source = read_source(path, MAX_FILE_BYTES)
         except (OSError, FileTooLarge):
             continue
-        files.append(scan_file(path, source))
+        files.append(scan_file(path, source, file_module(path, package_root / "src", roots)))
     if not any(f.kernels or f.launches for f in files):
         return None
-    root_file = crate_root or next((p for p in (package_root / "src" / "main.rs", package_root / "src" / "lib.rs")
-                                    if p.exists()), None)
-    low = Lowering(out_root / "Cargo.toml", out_root, package_root, emulate_grid=emulate_grid)
-    kernels = {k.name: k for f in files for k in f.kernels}
-    legacy = {name for f in files for name, _ in f.legacy_kernels}
+    pkg_out = out_root / package_root.relative_to(mirror)
+    low = Lowering(pkg_out / "Cargo.toml", out_root, mirror, emulate_grid=emulate_grid)
     issue = low.issues.append
-
+    _check_path_dependencies(package_root, mirror, issue)
+    kernels = [k for f in files for k in f.kernels]
+    legacy = {name for f in files for name, _ in f.legacy_kernels}
     if kernels and legacy:
         f0, (lname, lfn) = next((f, lk) for f in files for lk in f.legacy_kernels)
         issue(LoweringIssue(f0.path, lfn.start_byte, lfn.child_by_field_name("name").end_byte, "error",
                             f"this crate mixes spellings: `{lname}` is a rustc 1.96-style kernel "
                             f"(`#[rustc_offload_kernel] extern \"gpu-kernel\"`) while "
-                            f"`{next(iter(kernels))}` is `#[offload_kernel]`; write every kernel as "
+                            f"`{kernels[0].name}` is `#[offload_kernel]`; write every kernel as "
                             "`#[offload_kernel]` so one lowering serves both toolchains"))
 
-    insts: dict[str, list[list[str]]] = {name: [] for name in kernels}
+    insts: dict[int, list[Inst]] = {id(k): [] for k in kernels}
+    launch_insts: dict[int, Inst] = {}
+    aliases: dict[tuple[Path, int], list[str]] = {}  # (file, module end) -> alias items
     for f in files:
         for launch in f.launches:
-            _check_launch(f, launch, kernels, legacy, insts, issue)
-    for name, k in kernels.items():
-        if k.generics and not insts[name]:
+            k = _check_launch(f, launch, kernels, legacy, issue)
+            if k is not None:
+                launch_insts[id(launch)] = _instance(k, launch, insts[id(k)], aliases)
+    for k in kernels:
+        if k.generics and not insts[id(k)]:
             nn = k.fn.child_by_field_name("name")
             issue(LoweringIssue(k.file, nn.start_byte, nn.end_byte, "warning",
-                                f"generic kernel `{name}` is never instantiated: no `offload!` launches "
-                                f"`{name}::<..>`, so no device code is built for it"))
-        elif not k.generics:
-            insts[name] = [[]]
-        low.kernels[name] = [name if not k.generics else f"{name}__{mangle(a)}" for a in insts[name]]
-        for entry in low.kernels[name]:
-            low.by_reference[entry] = {i for i, (_, t) in enumerate(k.params) if not by_reference(t)}
+                                f"generic kernel `{k.name}` is never instantiated: no `offload!` launches "
+                                f"`{k.name}::<..>`, so no device code is built for it"))
+        elif not k.generics and not insts[id(k)]:
+            insts[id(k)].append(Inst(k, [], ascii_ident(k.name), ascii_ident(k.name)))
+    _unique_symbols([i for k in kernels for i in insts[id(k)]])
+    for k in kernels:
+        low.kernels.setdefault(k.name, []).extend(i.symbol for i in insts[id(k)])
+        for inst in insts[id(k)]:
+            low.by_reference[inst.symbol] = {n for n, (_, t) in enumerate(k.params) if not by_reference(t)}
     if emulate_grid:
         _check_barriers(files, kernels, issue)
-
     for f in files:
-        rel = f.path.relative_to(package_root)
-        w = Writer(f, out_root / rel)
-        for u in f.offload_uses:
-            text = node_text(u.child_by_field_name("argument"))
-            unknown = [n for n in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text.split("::", 2)[-1])
-                       if n not in ("offload", "offload_kernel", "self")]
-            if unknown:
-                issue(LoweringIssue(f.path, u.start_byte, u.end_byte, "error",
-                                    f"`{text}`: rustc 1.96 has no `core::offload::{unknown[0]}`; this crate "
-                                    "needs a nightly with the offload component (`offload-ls doctor`)"))
-            w.text(u.start_byte, u.end_byte, "")
-        for k in f.kernels:
-            for a in k.attrs:
-                w.text(a.start_byte, a.end_byte, "#[cfg(offload_device)] #[inline(always)] #[allow(dead_code)]")
-            nn = k.fn.child_by_field_name("name")
-            w.text(nn.start_byte, nn.end_byte, BODY_PREFIX + k.name)
-        for launch in f.launches:
-            lower_launch(f, w, launch, kernels, emulate_grid)
-        ends: dict[int, str] = {}
-        for k in f.kernels:
-            ends[k.container_end] = ends.get(k.container_end, "") + entries(k, f, insts[k.name], emulate_grid)
-        if emulate_grid:
-            for end in f.module_ends:
-                ends[end] = ends.get(end, "") + glob_use()
-        if root_file is not None and f.path == root_file:
-            lower_features(f, w)
-            have = crate_features(f)
-            wanted = [("not(offload_device)", "core_intrinsics"), ("offload_device", "rustc_attrs"),
-                      (GPU_IMAGE_CFG, "abi_gpu_kernel")]
-            head = "".join(f"#![cfg_attr({c}, feature({feat}))] " for c, feat in wanted if feat not in have)
-            w.text(0, 0, head + "#![allow(internal_features)] ")
-            if emulate_grid:
-                ends[len(f.source)] = ends.get(len(f.source), "") + GRID_MODULE.format(
-                    cfg=HOST_IMAGE_CFG, fns=grid_fns())
-        for end, text in ends.items():
-            anchor = next((k.fn for k in f.kernels if k.container_end == end), None)
-            o0, o1 = (anchor.start_byte, anchor.end_byte) if anchor is not None else (end, end)
-            w.replace(end, end, [(text, o0, o1, False)])
-        data, smap = w.render()
-        _write_if_changed(out_root / rel, data)
-        if data != f.source:
-            smap.generated = out_root / rel
-            low.maps[out_root / rel] = smap
-    _copy_package(package_root, out_root, {f.path.relative_to(package_root) for f in files})
+        _write_file(f, low, out_root / f.path.relative_to(mirror), insts, launch_insts, aliases, roots, issue)
+    _copy_tree(mirror, out_root, {f.path.relative_to(mirror) for f in files}, skip,
+               standalone=mirror == package_root)
     return low
 
 
-def _check_launch(f: ScannedFile, launch: ScannedLaunch, kernels: dict[str, ScannedKernel], legacy: set[str],
-                  insts: dict[str, list[list[str]]], issue) -> None:
+def _write_file(f: ScannedFile, low: Lowering, out: Path, insts: dict[int, list[Inst]],
+                launch_insts: dict[int, Inst], aliases: dict[tuple[Path, int], list[str]],
+                roots: set[Path], issue) -> None:
+    """Render one file's lowered text into ``out`` and record its source map."""
+    emulate = low.emulate_grid
+    w = Writer(f, out)
+    for u in f.offload_uses:
+        text = node_text(u.child_by_field_name("argument"))
+        unknown = [n for n in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text.split("::", 2)[-1])
+                   if n not in ("offload", "offload_kernel", "self")]
+        if unknown:
+            issue(LoweringIssue(f.path, u.start_byte, u.end_byte, "error",
+                                f"`{text}`: rustc 1.96 has no `core::offload::{unknown[0]}`; this crate "
+                                "needs a nightly with the offload component (`offload-ls doctor`)"))
+        w.text(u.start_byte, u.end_byte, "")
+    for k in f.kernels:
+        for a in k.attrs:
+            inline = "" if k.inline_attr else " #[inline(always)]"
+            w.text(a.start_byte, a.end_byte, f"#[cfg(offload_device)]{inline} #[allow(dead_code)]")
+        nn = k.fn.child_by_field_name("name")
+        w.text(nn.start_byte, nn.end_byte, BODY_PREFIX + k.name)
+    for launch in f.launches:
+        lower_launch(f, w, launch, launch_insts.get(id(launch)), emulate)
+    for k in f.kernels:  # each kernel's entries attributed to that kernel
+        text = "".join(entries(inst, f, emulate) for inst in insts[id(k)])
+        w.replace(k.container_end, k.container_end, [(text, k.fn.start_byte, k.fn.end_byte, False)])
+    tail: dict[int, str] = {}
+    for (path, end), items in aliases.items():
+        if path == f.path:
+            tail[end] = tail.get(end, "") + "".join(items)
+    if emulate:
+        for end in f.module_ends:
+            tail[end] = tail.get(end, "") + glob_use()
+    if f.path in roots:
+        lower_features(f, w)
+        have = crate_features(f)
+        wanted = [("not(offload_device)", "core_intrinsics"), ("offload_device", "rustc_attrs"),
+                  (GPU_IMAGE_CFG, "abi_gpu_kernel")]
+        head = "".join(f"#![cfg_attr({c}, feature({feat}))] " for c, feat in wanted if feat not in have)
+        w.text(0, 0, head + "#![allow(internal_features)] ")
+        if emulate:
+            tail[len(f.source)] = tail.get(len(f.source), "") + GRID_MODULE.format(cfg=HOST_IMAGE_CFG, fns=grid_fns())
+    for end, text in tail.items():
+        w.replace(end, end, [(text, end, end, False)])
+    data, smap = w.render()
+    _write_if_changed(out, data)
+    if data != f.source:
+        smap.generated = out
+        low.maps[out] = smap
+
+
+def _instance(k: ScannedKernel, launch: ScannedLaunch, known: list[Inst],
+              aliases: dict[tuple[Path, int], list[str]]) -> Inst:
+    """The instantiation ``launch`` asks for (a new one when its generic arguments are new).
+    Generic arguments are written at the launch (``scale::<Real>`` with ``type Real = f64`` in
+    the launch's module), so they reach the kernel's module through aliases emitted beside the
+    launch: ``crate::<launch module>::__offload_ls_<entry>_<i>``."""
+    args = launch.type_args
+    for inst in known:
+        if inst.args == args:
+            return inst
+    entry = ascii_ident(k.name) if not args else f"{ascii_ident(k.name)}__{mangle(args)}"
+    inst = Inst(k, list(args), entry, entry)
+    where = "crate::" + "".join(m + "::" for m in launch.module)
+    for n, ((name, is_const, ty), arg) in enumerate(zip(k.generics, args)):
+        item = f"__offload_ls_{entry}_{n}"
+        if arg in _PRIMITIVES or (is_const and _int_value(arg) is not None):
+            inst.subst[name] = arg  # means the same in every module: no alias needed
+        elif is_const:
+            aliases.setdefault((launch.file, launch.container_end), []).append(
+                f"\n#[doc(hidden)] #[allow(non_upper_case_globals)] pub const {item}: {ty} = {arg};\n")
+            inst.subst[name] = f"{{ {where}{item} }}"
+        else:
+            aliases.setdefault((launch.file, launch.container_end), []).append(
+                f"\n#[doc(hidden)] #[allow(non_camel_case_types)] pub type {item} = {arg};\n")
+            inst.subst[name] = where + item
+    known.append(inst)
+    return inst
+
+
+def _unique_symbols(insts: list[Inst]) -> None:
+    """Entries with the same name in different modules get module-qualified symbols."""
+    count: dict[str, int] = {}
+    for inst in insts:
+        count[inst.entry] = count.get(inst.entry, 0) + 1
+    for inst in insts:
+        if count[inst.entry] > 1:
+            inst.symbol = "__".join((*(ascii_ident(m) for m in inst.kernel.module), inst.entry))
+
+
+def _check_path_dependencies(package_root: Path, mirror: Path, issue) -> None:
+    """An error on Cargo.toml for each path dependency outside the mirrored tree (the copy
+    cannot reach it)."""
+    manifest = package_root / "Cargo.toml"
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    tables = [data.get(k, {}) for k in ("dependencies", "dev-dependencies", "build-dependencies")]
+    tables += [t.get(k, {}) for t in data.get("target", {}).values() if isinstance(t, dict)
+               for k in ("dependencies", "dev-dependencies", "build-dependencies")]
+    for table in tables:
+        for name, spec in (table.items() if isinstance(table, dict) else ()):
+            if isinstance(spec, dict) and isinstance(spec.get("path"), str):
+                dep = (package_root / spec["path"]).resolve()
+                if not dep.is_relative_to(mirror.resolve()):
+                    text = manifest.read_bytes()
+                    at = max(text.find(name.encode()), 0)
+                    issue(LoweringIssue(manifest, at, at + len(name.encode()), "error",
+                                        f"path dependency `{name}` ({spec['path']}) lies outside "
+                                        f"{mirror}: the lowered copy under target/offload-ls cannot reach it; "
+                                        "make it a member of the same workspace"))
+
+
+def _resolve(launch: ScannedLaunch, kernels: list[ScannedKernel]) -> list[ScannedKernel]:
+    """The upstream kernels ``launch`` can mean: by name, then by the launch path's module
+    segments (``kernels::saxpy``) or, for a bare name, the launch's own module."""
+    cands = [k for k in kernels if k.name == launch.kernel_name]
+    if len(cands) <= 1:
+        return cands
+    segs = tuple(s for s in launch.kernel_segments[:-1] if s not in ("crate", "self", "super"))
+    if segs:
+        return [k for k in cands if k.module[-len(segs):] == segs]
+    return [k for k in cands if k.module == launch.module]
+
+
+def _check_launch(f: ScannedFile, launch: ScannedLaunch, kernels: list[ScannedKernel], legacy: set[str],
+                  issue) -> ScannedKernel | None:
+    """The upstream kernel ``launch`` launches (``None``: a 1.96-style kernel, or an error
+    was reported)."""
     node = launch.node
     if "kernel" not in launch.values or "args" not in launch.values:
         missing = "kernel" if "kernel" not in launch.values else "args"
         issue(LoweringIssue(f.path, node.start_byte, node.end_byte, "error",
                             f"`offload!` without `{missing}` (both `kernel` and `args` are required)"))
-        return
+        return None
     name = launch.kernel_name
     ks, ke = launch.values["kernel"]
+    args = launch.values["args"]
+    if not launch.args_tuple:
+        issue(LoweringIssue(f.path, args[0], args[1], "error", "`args` must be a tuple `(a, b, ..)`"))
+    _check_dyn_cache_and_device(f, launch, issue)
     if name is None:
         issue(LoweringIssue(f.path, ks, ke, "error", "`kernel = ..` must name a kernel function (a path)"))
-        return
-    if name not in kernels:
+        return None
+    found = _resolve(launch, kernels)
+    if not found:
         if name not in legacy:
             issue(LoweringIssue(f.path, ks, ke, "error",
                                 f"`{name}` is not an offload kernel of this crate: mark the function "
-                                "`#[offload_kernel]`"))
-        return
-    k = kernels[name]
+                                "`#[offload_kernel]` (a `use .. as` alias is not followed: name the kernel)"))
+        return None
+    if len(found) > 1:
+        where = ", ".join("::".join(("crate", *k.module, k.name)) for k in found)
+        issue(LoweringIssue(f.path, ks, ke, "error", f"`{name}` could be {where}: write its module path"))
+        return None
+    k = found[0]
     if k.generics and not launch.type_args:
         issue(LoweringIssue(f.path, ks, ke, "error",
                             f"`{name}` is generic: name the instantiation, e.g. `kernel = {name}::<f32>`"))
-        return
-    if launch.type_args and len(launch.type_args) != len(k.generics):
+        return None
+    if len(launch.type_args) != len(k.generics):
         issue(LoweringIssue(f.path, ks, ke, "error",
                             f"`{name}` takes {len(k.generics)} generic argument(s), the launch gives "
                             f"{len(launch.type_args)}"))
-        return
-    if k.generics and launch.type_args not in insts[name]:
-        insts[name].append(launch.type_args)
-    args = launch.values["args"]
-    tuple_node = launch.fields["args"][1]
-    if tuple_node is None or tuple_node.type != "token_tree" or args[1] != tuple_node.end_byte:
-        issue(LoweringIssue(f.path, args[0], args[1], "error", "`args` must be a tuple `(a, b, ..)`"))
-    for fld, default in (("dyn_cache", "0"), ("device", "-1")):
-        if fld in launch.values:
-            s, e = launch.values[fld]
-            value = f.source[s:e].decode("utf-8", "replace").replace(" ", "")
-            if value != default:
-                what = ("dynamic shared memory has no equivalent in rustc 1.96's four-argument "
-                        "`core::intrinsics::offload`" if fld == "dyn_cache" else
-                        "rustc 1.96's four-argument `core::intrinsics::offload` always launches on "
-                        "the default device; set OMP_DEFAULT_DEVICE=<n> when running instead")
-                issue(LoweringIssue(f.path, s, e, "error",
-                                    f"`{fld} = {value}` is not supported by the LLVM-tools pipeline: {what} "
-                                    "(a nightly with the offload component honours it)"))
+        return None
+    return k if launch.args_tuple else None
 
 
-def _check_barriers(files: list[ScannedFile], kernels: dict[str, ScannedKernel], issue) -> None:
+def _int_value(text: str) -> int | None:
+    """``-1`` / ``0u32`` / ``1_024usize`` -> the integer; ``None`` for anything else."""
+    t = text.replace("_", "").replace(" ", "")
+    t = re.sub(r"(u8|u16|u32|u64|u128|usize|i8|i16|i32|i64|i128|isize)$", "", t)
+    try:
+        return int(t, 0)
+    except ValueError:
+        return None
+
+
+def _check_dyn_cache_and_device(f: ScannedFile, launch: ScannedLaunch, issue) -> None:
+    """``dyn_cache`` other than 0 and any ``device`` cannot be honoured by rustc 1.96's intrinsic."""
+    if "dyn_cache" in launch.values:
+        s, e = launch.values["dyn_cache"]
+        text = f.source[s:e].decode("utf-8", "replace")
+        if _int_value(text) != 0:
+            issue(LoweringIssue(f.path, s, e, "error",
+                                f"`dyn_cache = {text}` is not supported by the LLVM-tools pipeline: dynamic "
+                                "shared memory has no equivalent in rustc 1.96's four-argument "
+                                "`core::intrinsics::offload` (a nightly with the offload component honours it)"))
+    if "device" in launch.values:
+        s, e = launch.values["device"]
+        text = f.source[s:e].decode("utf-8", "replace")
+        value = _int_value(text)
+        if value is not None and value < 0:
+            # tests/ui/offload/offload_negative_device.rs
+            message = "offload device must be non-negative; omit `device` to use the default device"
+        else:
+            message = (f"`device = {text}` is not supported by the LLVM-tools pipeline: rustc 1.96's "
+                       "four-argument `core::intrinsics::offload` launches on the default device; omit "
+                       "`device` and set OMP_DEFAULT_DEVICE=<n> when running")
+        issue(LoweringIssue(f.path, s, e, "error", message))
+
+
+def _check_barriers(files: list[ScannedFile], kernels: list[ScannedKernel], issue) -> None:
     """An error on each barrier a kernel reaches (by name, through the crate's functions)."""
     calls: dict[str, set[str]] = {}
     barriers: dict[str, list[tuple[ScannedFile, Node]]] = {}
@@ -290,7 +439,7 @@ def _check_barriers(files: list[ScannedFile], kernels: dict[str, ScannedKernel],
             calls.setdefault(name, set()).update(called)
         for name, nodes in f.barrier_calls.items():
             barriers.setdefault(name, []).extend((f, n) for n in nodes)
-    for kname in kernels:
+    for kname in dict.fromkeys(k.name for k in kernels):
         seen, todo = set(), [kname]
         while todo:
             fn = todo.pop()
@@ -316,25 +465,23 @@ def _write_if_changed(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
-def _copy_package(src: Path, dst: Path, lowered: set[Path]) -> None:
-    """Copy the package's other files (Cargo.toml with a ``[workspace]`` of its own, so cargo
-    does not take the copy for a member of the user's workspace), skipping ``target/`` and
-    VCS folders; remove files of an earlier copy that the package no longer has."""
+def _copy_tree(src: Path, dst: Path, lowered: set[Path], skip: tuple[Path, ...], standalone: bool) -> None:
+    """Copy the mirrored tree's other files; a standalone package's Cargo.toml gets a
+    ``[workspace]`` of its own (so cargo does not look for one above the copy). Files of an
+    earlier copy that the tree no longer has are removed."""
     keep: set[Path] = set(lowered)
-    for path in sorted(src.rglob("*")):
+    for path in package_files(src, skip):
         rel = path.relative_to(src)
-        if any(part in SKIP_DIRS for part in rel.parts) or not path.is_file() or path.is_symlink():
-            continue
         keep.add(rel)
         if rel in lowered:
             continue
         data = path.read_bytes()
-        if rel == Path("Cargo.toml") and b"[workspace]" not in data:
+        if standalone and rel == Path("Cargo.toml") and b"[workspace]" not in data:
             data += b"\n# added by offload-ls: the lowered copy is a workspace of its own\n[workspace]\n"
         _write_if_changed(dst / rel, data)
     for path in sorted(dst.rglob("*"), reverse=True):
         rel = path.relative_to(dst)
-        if path.is_file() and rel not in keep and not any(p in SKIP_DIRS for p in rel.parts):
+        if path.is_file() and rel not in keep and not (dst / rel.parts[0] / "CACHEDIR.TAG").exists():
             path.unlink()
 
 
@@ -393,19 +540,24 @@ def issue_diagnostics(low: Lowering) -> list[CompilerDiagnostic]:
 
 def lower_for_pipeline(crate: Crate, report: DoctorReport, device_image: str) -> tuple[Crate, Lowering | None]:
     """The crate the LLVM-tools pipeline builds: ``crate`` itself, or its lowered copy under
-    ``target/offload-ls/lowered/<package>`` when it is written in the upstream spelling (the
-    native pipeline builds the user's files as they are).
+    ``target/offload-ls/lowered/<package>`` (``lowered-grid/`` with the host image's grid
+    emulation, so checks and host-image builds never rewrite each other's copy) when it is
+    written in the upstream spelling. The native pipeline builds the user's files as they are.
 
     Raises:
         OSError: the copy cannot be written.
     """
     if report.pipeline == NATIVE:
         return crate, None
-    root = crate.manifest.parent
-    out = crate.out_dir / "lowered" / crate.name
-    low = lower_crate(root, out, emulate_grid=device_image in ("host", "both"))
+    emulate = device_image in ("host", "both")
+    out = crate.out_dir / ("lowered-grid" if emulate else "lowered") / crate.name
+    package = crate.manifest.parent
+    mirror = crate.root if package.is_relative_to(crate.root) else package
+    low = lower_crate(package, out, emulate_grid=emulate, crate_roots=crate.roots, workspace_root=mirror,
+                      target_dir=crate.target_dir)
     if low is None:
         return crate, None
-    lowered = Crate(manifest=out / "Cargo.toml", name=crate.name, root=out, target_dir=crate.target_dir,
-                    bin=crate.bin, lib=crate.lib)
+    lowered = Crate(manifest=low.manifest, name=crate.name, root=out, target_dir=crate.target_dir,
+                    bin=crate.bin, lib=crate.lib, roots=tuple(out / r.relative_to(mirror) for r in crate.roots
+                                                               if r.is_relative_to(mirror)))
     return lowered, low

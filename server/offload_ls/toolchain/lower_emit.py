@@ -97,16 +97,52 @@ def mangle(type_args: list[str]) -> str:
     return "_".join(re.sub(r"[^A-Za-z0-9]+", "_", a).strip("_") or "t" for a in type_args)
 
 
-def _subst_type(f: ScannedFile, ty: Node, subst: dict[str, str]) -> str:
-    """The type's text with generic parameter names replaced by ``subst``."""
+def by_reference(ty: Node | None) -> bool:
+    """The parameter type is a reference or raw pointer (passed as is); else it is by value."""
+    return ty is None or ty.type in ("reference_type", "pointer_type")
+
+
+@dataclass
+class Inst:
+    """One instantiation of an upstream kernel, as the lowered copy builds it.
+
+    Attributes:
+        kernel: the kernel. args: its generic arguments as the first launch wrote them.
+        entry: the Rust identifier of its entries, host declaration and argument checker
+        (ASCII; ``scale__f32`` for ``scale::<f32>``). symbol: the kernel's symbol in both images
+        (``entry``, or module-qualified when two modules define the same entry).
+        subst: generic parameter (and lifetime) -> text valid in the kernel's module.
+    """
+
+    kernel: ScannedKernel
+    args: list[str]
+    entry: str
+    symbol: str
+    subst: dict[str, str] = field(default_factory=dict)
+
+
+def ascii_ident(name: str) -> str:
+    """``säxpy`` -> ``s_u00e4_xpy``: an ASCII identifier for a kernel's entries (extern
+    items and unmangled symbols must be ASCII; E0754)."""
+    if name.isascii():
+        return name
+    return "".join(c if c.isascii() else f"_u{ord(c):04x}_" for c in name)
+
+
+def _type_text(f: ScannedFile, ty: Node, subst: dict[str, str], lifetime: str | None = None) -> str:
+    """The type's text with generic parameter / lifetime names replaced by ``subst``; with
+    ``lifetime``, every reference without one gets it (``&T`` -> ``&'l T``)."""
     base = ty.start_byte
     reps: list[tuple[int, int, str]] = []
     stack = [ty]
     while stack:
         n = stack.pop()
-        if n.type in ("type_identifier", "identifier") and node_text(n) in subst:
+        if n.type in ("type_identifier", "identifier", "lifetime") and node_text(n) in subst:
             reps.append((n.start_byte - base, n.end_byte - base, subst[node_text(n)]))
             continue
+        if lifetime and n.type == "reference_type" and not any(c.type == "lifetime" for c in n.children):
+            amp = n.children[0]
+            reps.append((amp.end_byte - base, amp.end_byte - base, f"{lifetime} "))
         stack.extend(n.children)
     text = f.source[ty.start_byte:ty.end_byte].decode("utf-8", "replace")
     for s, e, r in sorted(reps, reverse=True):
@@ -114,36 +150,45 @@ def _subst_type(f: ScannedFile, ty: Node, subst: dict[str, str]) -> str:
     return text
 
 
-def by_reference(ty: Node | None) -> bool:
-    """The parameter type is a reference or raw pointer (passed as is); else it is by value."""
-    return ty is None or ty.type in ("reference_type", "pointer_type")
-
-
-def entries(k: ScannedKernel, f: ScannedFile, insts: list[list[str]], emulate: bool) -> str:
-    """Device entries and host declarations for kernel ``k``'s instantiations."""
-    out = []
-    for args in insts:
-        subst = {g: a for (g, _), a in zip(k.generics, args)}
-        entry = k.name if not k.generics else f"{k.name}__{mangle(args)}"
-        # by-value parameters travel by reference: rustc 1.96's host pass maps a by-value
-        # scalar without LITERAL, so the kernel would get an address (docs/offload-notes.md)
-        params = [f"{n}: {'' if by_reference(t) else '&'}{_subst_type(f, t, subst)}" for n, t in k.params]
-        names = ", ".join(n if by_reference(t) else f"*{n}" for n, t in k.params)
-        turbofish = f"::<{', '.join(args)}>" if args else ""
-        call = f"{BODY_PREFIX}{k.name}{turbofish}({names})"
-        call = f"unsafe {{ {call} }}" if k.is_unsafe else call
-        gpu_params = ", ".join(params + ([f"_{DIMS_PARAM}: &[u32; 6]"] if emulate else []))
-        host_params = ", ".join(params + ([f"{DIMS_PARAM}: &[u32; 6]"] if emulate else []))
-        host_body = (f"crate::__offload_ls_grid::__offload_ls_run({DIMS_PARAM}, || {call})" if emulate else call)
-        allow = "#[allow(unknown_lints, non_snake_case, improper_gpu_kernel_arg, improper_ctypes_definitions)]"
-        out.append(
-            f"\n#[cfg({GPU_IMAGE_CFG})] #[unsafe(no_mangle)] #[rustc_offload_kernel] {allow}\n"
+def entries(inst: Inst, f: ScannedFile, emulate: bool) -> str:
+    """One instantiation's device entries (GPU and host image), host declaration, and the
+    host-side argument checker ``__offload_ls_args_<entry>`` (an identity function whose
+    parameter types make rustc check each launch argument, as upstream's ``offload!`` does)."""
+    k, entry = inst.kernel, inst.entry
+    subst = {**inst.subst, **{lt: "'_" for lt in k.lifetimes}}
+    # by-value parameters travel by reference: rustc 1.96's host pass maps a by-value
+    # scalar without LITERAL, so the kernel would get an address (docs/offload-notes.md)
+    params = [f"{n}: {'' if by_reference(t) else '&'}{_type_text(f, t, subst)}" for n, t in k.params]
+    names = ", ".join(n if by_reference(t) else f"*{n}" for n, t in k.params)
+    args = [inst.subst[g] for g, *_ in k.generics]
+    turbofish = f"::<{', '.join(args)}>" if args else ""
+    call = f"{BODY_PREFIX}{k.name}{turbofish}({names})"
+    call = f"unsafe {{ {call} }}" if k.is_unsafe else call
+    gpu_params = ", ".join(params + ([f"_{DIMS_PARAM}: &[u32; 6]"] if emulate else []))
+    host_params = ", ".join(params + ([f"{DIMS_PARAM}: &[u32; 6]"] if emulate else []))
+    host_body = (f"crate::__offload_ls_grid::__offload_ls_run({DIMS_PARAM}, || {call})" if emulate else call)
+    allow = "#[allow(unknown_lints, non_snake_case, improper_gpu_kernel_arg, improper_ctypes_definitions)]"
+    export = f'#[unsafe(export_name = "{inst.symbol}")]'
+    lt = "'__offload_ls"
+    csubst = {**inst.subst, **{x: lt for x in k.lifetimes}}
+    ctypes = [f"{'' if by_reference(t) else '&'}{_type_text(f, t, csubst, lt)}" for _, t in k.params]
+    ctypes = [_type_text_str(c, lt) if not by_reference(t) else c for c, (_, t) in zip(ctypes, k.params)]
+    cparams = ", ".join(f"a{i}: {c}" for i, c in enumerate(ctypes))
+    cret = "(" + "".join(f"{c}, " for c in ctypes) + ")"
+    cvals = "(" + "".join(f"a{i}, " for i in range(len(ctypes))) + ")"
+    return (f"\n#[cfg({GPU_IMAGE_CFG})] {export} #[rustc_offload_kernel] {allow}\n"
             f"{k.vis} extern \"gpu-kernel\" fn {entry}({gpu_params}) {{ {call} }}\n"
-            f"#[cfg({HOST_IMAGE_CFG})] #[unsafe(no_mangle)] #[rustc_offload_kernel] {allow}\n"
+            f"#[cfg({HOST_IMAGE_CFG})] {export} #[rustc_offload_kernel] {allow}\n"
             f"{k.vis} extern \"C\" fn {entry}({host_params}) {{ {host_body} }}\n"
             f"#[cfg(not(offload_device))] #[allow(unknown_lints, non_snake_case, improper_ctypes)]\n"
-            f"unsafe extern \"C\" {{ {k.vis} fn {entry}({host_params}); }}\n")
-    return "".join(out)
+            f"unsafe extern \"C\" {{ #[link_name = \"{inst.symbol}\"] {k.vis} fn {entry}({host_params}); }}\n"
+            f"#[cfg(not(offload_device))] #[doc(hidden)] #[inline(always)] #[allow(non_snake_case, clippy::all)]\n"
+            f"{k.vis} fn __offload_ls_args_{entry}<{lt}>({cparams}) -> {cret} {{ {cvals} }}\n")
+
+
+def _type_text_str(text: str, lifetime: str) -> str:
+    """``&T`` written by the lowering itself (a by-value parameter made a reference) -> ``&'l T``."""
+    return f"&{lifetime} {text[1:]}" if text.startswith("&") and not text.startswith("&'") else text
 
 
 GRID_MODULE = """
@@ -216,59 +261,44 @@ def lower_features(f: ScannedFile, w: Writer) -> None:
             w.text(item.start_byte, item.end_byte, f"#![feature({', '.join(keep)})]" if keep else "")
 
 
-def lower_launch(f: ScannedFile, w: Writer, launch: ScannedLaunch, kernels: dict[str, ScannedKernel], emulate: bool) -> None:
+def lower_launch(f: ScannedFile, w: Writer, launch: ScannedLaunch, inst: Inst | None, emulate: bool) -> None:
+    """``offload! { .. }`` -> a block that checks the arguments against the kernel's parameters
+    (through the instantiation's ``__offload_ls_args_<entry>``) and calls rustc 1.96's
+    ``core::intrinsics::offload(entry, workgroup_dim, thread_dim, args)``; ``inst`` is ``None``
+    for a kernel in rustc 1.96's own spelling (launched as written)."""
     if launch.kernel_path is None or "args" not in launch.values:
         return
     node = launch.node
-    ks, ke = launch.values["kernel"]
+    at = (node.start_byte, node.end_byte, False)
     ps, pe = launch.kernel_path
-    kernel_pieces: list[tuple[str, int, int, bool]] = [("", ps, ps, True)]
-    k = kernels.get(launch.kernel_name or "")
-    if k is not None and k.generics and launch.type_args:
-        path_text = f.source[ps:pe].decode("utf-8", "replace")
-        kernel_pieces = [(path_text + "__" + mangle(launch.type_args), ks, ke, False)]
-    else:
-        kernel_pieces = [("", ps, pe, True)]
-    pieces: list[tuple[str, int, int, bool]] = [("{ let __offload_ls_wg: [u32; 3] = ", node.start_byte,
-                                                 node.end_byte, False)]
-    for fld, nxt in (("workgroup_dim", "; let __offload_ls_th: [u32; 3] = "),
-                     ("thread_dim", "; core::intrinsics::offload(")):
+    segments = f.source[ps:pe].decode("utf-8", "replace").split("::")
+    prefix = "::".join(segments[:-1]) + "::" if len(segments) > 1 else ""
+    pieces: list[tuple[str, int, int, bool]] = [("{ let __offload_ls_wg: [u32; 3] = ", *at)]
+    for fld, nxt in (("workgroup_dim", "; let __offload_ls_th: [u32; 3] = "), ("thread_dim", "; ")):
         if fld in launch.values:
             s, e = launch.values[fld]
             pieces.append(("", s, e, True))
         else:
-            pieces.append(("[1, 1, 1]", node.start_byte, node.end_byte, False))
-        pieces.append((nxt, node.start_byte, node.end_byte, False))
-    pieces += kernel_pieces
-    pieces.append((", __offload_ls_wg, __offload_ls_th, (", node.start_byte, node.end_byte, False))
-    tt = launch.fields["args"][1]
-    elems = _tuple_elements(tt) if tt is not None and tt.type == "token_tree" else []
+            pieces.append(("[1, 1, 1]", *at))
+        pieces.append((nxt, *at))
+    elems = launch.arg_spans
+    names = [f"__offload_ls_a{i}" for i in range(len(elems))]
+    k = inst.kernel if inst is not None else None
+    if inst is not None:
+        pieces.append((f"let ({''.join(n + ', ' for n in names)}) = {prefix}__offload_ls_args_{inst.entry}(", *at))
+    else:
+        pieces.append((f"let ({''.join(n + ', ' for n in names)}) = (", *at))
     for i, (s, e) in enumerate(elems):
         by_value = k is not None and i < len(k.params) and not by_reference(k.params[i][1])
         if by_value:
             pieces.append(("&(", s, e, False))
-        pieces += [("", s, e, True), (")" if by_value else "", s, e, False), (", ", node.start_byte, node.end_byte, False)]
+        pieces += [("", s, e, True), (")" if by_value else "", s, e, False), (", ", *at)]
+    entry = inst.entry if inst is not None else segments[-1]
+    kernel_span = launch.values["kernel"]
+    pieces += [("); core::intrinsics::offload(", *at), (prefix + entry, *kernel_span, False),
+               (", __offload_ls_wg, __offload_ls_th, (" + "".join(n + ", " for n in names), *at)]
     if emulate:
         pieces.append(("&[__offload_ls_wg[0], __offload_ls_wg[1], __offload_ls_wg[2], __offload_ls_th[0], "
-                       "__offload_ls_th[1], __offload_ls_th[2]], ", node.start_byte, node.end_byte, False))
-    pieces.append(("), ) }", node.start_byte, node.end_byte, False))
+                       "__offload_ls_th[1], __offload_ls_th[2]], ", *at))
+    pieces.append(("), ) }", *at))
     w.replace(node.start_byte, node.end_byte, pieces)
-
-
-def _tuple_elements(tt: Node) -> list[tuple[int, int]]:
-    """Byte ranges of the comma-separated elements of a ``( .. )`` token tree."""
-    out: list[tuple[int, int]] = []
-    start = None
-    last = None
-    for c in tt.children[1:-1]:
-        if c.type == ",":
-            if start is not None:
-                out.append((start, last))
-            start = None
-            continue
-        if start is None:
-            start = c.start_byte
-        last = c.end_byte
-    if start is not None:
-        out.append((start, last))
-    return out
