@@ -232,3 +232,126 @@ def test_a_compiler_error_in_the_copy_lands_on_the_users_line(doctor_report, tmp
     assert errors[0].span.line == line_containing(main, "x[i] = a * x[i] + 1u8;")
     assert main.read_bytes()[errors[0].span.start:errors[0].span.end].startswith(b"+") or \
         b"1u8" in main.read_bytes()[errors[0].span.start - 8:errors[0].span.end + 4]
+
+
+WS = Path(__file__).parent / "fixtures" / "upstream-ws"
+
+
+def copy_ws(dst: Path) -> Path:
+    """The workspace fixture without its build output (its `app/src/target` module is kept)."""
+    shutil.copytree(WS, dst, ignore=lambda d, names: [n for n in names if n == "Cargo.lock"
+                                                      or (n == "target" and Path(d) == WS)])
+    return dst
+
+
+def test_fields_are_parsed_as_rust(tmp_path):
+    """Commas inside `::<A, B>` and inside call arguments, comments before fields, `0u32`."""
+    root = crate(tmp_path, """
+type Wide = u64;
+#[offload_kernel]
+pub fn convert<T: Copy, U: From<T>>(x: &[T; 4], y: &mut [U; 4]) { y[0] = U::from(x[0]); }
+fn conv<A, B>(a: A) -> A { a }
+#[cfg(not(device))]
+fn main() {
+    let x = [1u16; 4]; let mut y = [0u64; 4];
+    core::offload::offload! {
+        // which kernel
+        kernel = convert::<u16, Wide>,
+        /* grid */ workgroup_dim = [2, 1, 1],
+        dyn_cache = 0u32,
+        args = (conv::<&[u16; 4], u8>(&x), &mut y,),
+    }
+}
+""")
+    low = lower_crate(root, tmp_path / "low", emulate_grid=True)
+    assert low is not None and low.ok, low.issues
+    assert low.kernels == {"convert": ["convert__u16_Wide"]}
+    text = (tmp_path / "low" / "src" / "main.rs").read_text()
+    assert "let __offload_ls_wg: [u32; 3] = [2, 1, 1];" in text  # the commented field was read
+    assert "__offload_ls_args_convert__u16_Wide(conv::<&[u16; 4], u8>(&x), &mut y, )" in text
+    assert "pub type __offload_ls_convert__u16_Wide_1 = Wide;" in text
+
+
+def test_a_negative_device_is_upstreams_error(tmp_path):
+    root = crate(tmp_path, """
+#[offload_kernel]
+pub fn fill(x: &mut [f32; 4]) { x[0] = 1.0; }
+#[cfg(not(device))]
+fn main() { let mut x = [0.0f32; 4]; core::offload::offload! { kernel = fill, device = -1, args = (&mut x,) } }
+""")
+    low = lower_crate(root, tmp_path / "low", emulate_grid=False)
+    assert [i.message for i in low.issues] == [
+        "offload device must be non-negative; omit `device` to use the default device"]
+
+
+def test_features_enabled_under_cfg_attr_are_not_enabled_twice(tmp_path):
+    root = crate(tmp_path, """
+#[offload_kernel]
+pub fn fill(x: &mut [f32; 4]) { x[0] = 1.0; }
+#[cfg(not(device))]
+fn main() {}
+""")
+    main = root / "src" / "main.rs"
+    main.write_text("#![cfg_attr(not(device), feature(core_intrinsics))]\n" + main.read_text())
+    lower_crate(root, tmp_path / "low", emulate_grid=False)
+    text = (tmp_path / "low" / "src" / "main.rs").read_text()
+    assert "feature(core_intrinsics)" in text and text.count("core_intrinsics") == 1
+    assert text.count("feature(rustc_attrs)") == 1  # HEAD enables it unconditionally
+
+
+def test_kernels_of_the_library_are_an_error_when_the_binary_is_built(tmp_path):
+    root = crate(tmp_path, "#[cfg(not(device))]\nfn main() {}\n")
+    (root / "src" / "lib.rs").write_text(HEAD + "#[offload_kernel]\npub fn fill(x: &mut [f32; 4]) { x[0] = 1.0; }\n")
+    low = lower_crate(root, tmp_path / "low", emulate_grid=False,
+                      crate_roots=(root / "src" / "main.rs", root / "src" / "lib.rs"),
+                      built_root=root / "src" / "main.rs")
+    assert [(i.level, i.file.name) for i in low.issues] == [("error", "lib.rs")]
+    assert "cargo passes the device cfg to that target only" in low.issues[0].message
+
+
+def test_the_workspace_is_mirrored_and_modules_resolved(tmp_path):
+    ws = copy_ws(tmp_path / "ws")
+    app = ws / "app"
+    low = lower_crate(app, tmp_path / "low", emulate_grid=False, workspace_root=ws,
+                      crate_roots=(app / "src" / "main.rs",), built_root=app / "src" / "main.rs")
+    assert low is not None and low.ok, low.issues
+    assert low.kernels == {"add1": ["kernels__a__add1", "kernels__b__add1"], "convert": ["convert__u16_Wide"],
+                           "scale_into": ["scale_into"], "säxpy": ["s_u00e4_xpy"]}
+    assert (tmp_path / "low" / "Cargo.toml").read_text() == (ws / "Cargo.toml").read_text()  # inheritance intact
+    assert (tmp_path / "low" / "util" / "src" / "lib.rs").exists()  # the path dependency's place
+    assert (tmp_path / "low" / "app" / "src" / "target" / "mod.rs").exists()  # a module called `target`
+    assert low.manifest == tmp_path / "low" / "app" / "Cargo.toml"
+
+
+@pytest.mark.toolchain
+def test_the_workspace_member_runs_on_the_virtual_host_device(doctor_report, tmp_path):
+    from offload_ls.workflow import run_crate
+
+    ws = copy_ws(tmp_path / "ws")
+    before = tree_digest(ws)
+    outcome = asyncio.run(run_crate(ws / "app" / "Cargo.toml", doctor_report, device_image="host"))
+    assert outcome.build.ok, [(d.message, d.span) for d in outcome.build.diagnostics]
+    assert outcome.report is not None and outcome.report.exit_status == 0, outcome.report.stdout
+    for name in ("add1", "convert::<u16, Wide>", "scale_into", "säxpy"):
+        assert f"OK {name}" in outcome.report.stdout.splitlines(), outcome.report.stdout
+    assert sorted(la.kernel for la in outcome.report.log.launches) == [
+        "convert__u16_Wide", "kernels__a__add1", "kernels__b__add1", "s_u00e4_xpy", "scale_into"]
+    assert tree_digest(ws) == before
+    assert not (ws / "Cargo.lock").exists() and not (ws / "app" / "Cargo.lock").exists()
+
+
+@pytest.mark.toolchain
+def test_a_launch_argument_of_the_wrong_type_is_an_error_on_it(doctor_report, tmp_path):
+    from offload_ls.workflow import build_crate
+
+    ws = copy_ws(tmp_path / "ws")
+    main = ws / "app" / "src" / "main.rs"
+    main.write_text(main.read_text().replace("args = (&mut *a, 2.0f32)", "args = (&mut *a, 2.0f64)"))
+    outcome = asyncio.run(build_crate(ws / "app" / "Cargo.toml", doctor_report, device_image="host"))
+    assert not outcome.ok
+    errors = [d for d in outcome.diagnostics if d.level == "error" and d.span is not None]
+    assert errors, [d.message for d in outcome.diagnostics]
+    first = errors[0]
+    assert first.span.file == main and "mismatched types" in first.message, (first.message, first.span)
+    assert first.span.line == line_containing(main, "args = (&mut *a, 2.0f64)")
+    assert main.read_bytes()[first.span.start:first.span.end] == b"2.0f64"

@@ -39,6 +39,8 @@ class Crate:
     #: root files of the package's lib and bin targets (``src/lib.rs``, ``src/main.rs``, a
     #: ``[[bin]] path``), from cargo metadata's ``src_path``
     roots: tuple[Path, ...] = ()
+    #: root file of ``bin`` (``None`` when the library is built)
+    bin_root: Path | None = None
 
     @property
     def out_dir(self) -> Path:
@@ -76,8 +78,10 @@ def load_crate(manifest: Path, cargo: str, bin_name: str | None = None, env: dic
     chosen = bin_name or (bins[0] if len(bins) == 1 or not has_lib and bins else None)
     roots = tuple(Path(t["src_path"]) for t in pkg["targets"] if t.get("src_path")
                   and any(k in ("bin", "lib", "rlib", "cdylib", "staticlib") for k in t["kind"]))
+    bin_root = next((Path(t["src_path"]) for t in pkg["targets"] if "bin" in t["kind"] and t["name"] == chosen
+                     and t.get("src_path")), None)
     return Crate(manifest=manifest, name=pkg["name"], root=Path(meta["workspace_root"]),
-                 target_dir=Path(meta["target_directory"]), bin=chosen, lib=has_lib, roots=roots)
+                 target_dir=Path(meta["target_directory"]), bin=chosen, lib=has_lib, roots=roots, bin_root=bin_root)
 
 
 def _first_error(stderr: str) -> str:

@@ -69,6 +69,7 @@ from offload_ls.toolchain.lower_scan import (
     ScannedKernel,
     ScannedLaunch,
     file_module,
+    module_tree,
     scan_file,
     uses_upstream_spelling,
 )
@@ -146,7 +147,8 @@ def package_files(root: Path, skip: tuple[Path, ...] = ()) -> list[Path]:
 
 
 def lower_crate(package_root: Path, out_root: Path, *, emulate_grid: bool, crate_roots: tuple[Path, ...] = (),
-                workspace_root: Path | None = None, target_dir: Path | None = None) -> Lowering | None:
+                workspace_root: Path | None = None, target_dir: Path | None = None,
+                built_root: Path | None = None) -> Lowering | None:
     """Write the lowered copy of the package at ``package_root`` into ``out_root``.
 
     Args:
@@ -160,6 +162,9 @@ def lower_crate(package_root: Path, out_root: Path, *, emulate_grid: bool, crate
         crate_roots: the package's target root files (cargo metadata's ``src_path``; default
             ``src/main.rs`` / ``src/lib.rs``): where the grid module and the features go.
         target_dir: cargo's target directory (never copied).
+        built_root: the root file of the target being built (the binary's): cargo passes the
+            device cfg to that target only, so a kernel reached from another root (the
+            library's) is an error.
 
     Returns:
         ``None`` when the package uses no upstream spelling (nothing to lower), else the
@@ -173,6 +178,7 @@ def lower_crate(package_root: Path, out_root: Path, *, emulate_grid: bool, crate
     roots = set(crate_roots) or {p for p in (package_root / "src" / "main.rs", package_root / "src" / "lib.rs")
                                  if p.exists()}
     files: list[ScannedFile] = []
+    early: list[LoweringIssue] = []
     for path in package_files(package_root, skip):
         if path.suffix != ".rs":
             continue
@@ -180,11 +186,26 @@ def lower_crate(package_root: Path, out_root: Path, *, emulate_grid: bool, crate
             source = read_source(path, MAX_FILE_BYTES)
         except (OSError, FileTooLarge):
             continue
-        files.append(scan_file(path, source, file_module(path, package_root / "src", roots)))
+        files.append(scan_file(path, source))
     if not any(f.kernels or f.launches for f in files):
         return None
+    tree = module_tree({f.path: f for f in files}, roots)
+    for f in files:  # module paths from the crate root, now that every `mod x;` is known
+        root, prefix = tree.get(f.path, (None, file_module(f.path, package_root / "src", roots)))
+        f.module = prefix
+        for item in (*f.kernels, *f.launches):
+            item.module = (*prefix, *item.module)
+        if built_root is not None and root is not None and root != built_root:
+            for k in f.kernels:
+                nn = k.fn.child_by_field_name("name")
+                f_issue = LoweringIssue(f.path, nn.start_byte, nn.end_byte, "error",
+                                        f"kernel `{k.name}` belongs to the target rooted at {root.name}, but "
+                                        f"offload-ls builds the one rooted at {built_root.name}, and cargo passes "
+                                        "the device cfg to that target only: move the kernel into its modules")
+                early.append(f_issue)
     pkg_out = out_root / package_root.relative_to(mirror)
     low = Lowering(pkg_out / "Cargo.toml", out_root, mirror, emulate_grid=emulate_grid)
+    low.issues += early
     issue = low.issues.append
     _check_path_dependencies(package_root, mirror, issue)
     kernels = [k for f in files for k in f.kernels]
@@ -554,10 +575,11 @@ def lower_for_pipeline(crate: Crate, report: DoctorReport, device_image: str) ->
     package = crate.manifest.parent
     mirror = crate.root if package.is_relative_to(crate.root) else package
     low = lower_crate(package, out, emulate_grid=emulate, crate_roots=crate.roots, workspace_root=mirror,
-                      target_dir=crate.target_dir)
+                      target_dir=crate.target_dir, built_root=crate.bin_root)
     if low is None:
         return crate, None
+    moved = {r: out / r.relative_to(mirror) for r in crate.roots if r.is_relative_to(mirror)}
     lowered = Crate(manifest=low.manifest, name=crate.name, root=out, target_dir=crate.target_dir,
-                    bin=crate.bin, lib=crate.lib, roots=tuple(out / r.relative_to(mirror) for r in crate.roots
-                                                               if r.is_relative_to(mirror)))
+                    bin=crate.bin, lib=crate.lib, roots=tuple(moved.values()),
+                    bin_root=moved.get(crate.bin_root) if crate.bin_root else None)
     return lowered, low

@@ -249,8 +249,24 @@ def feature_lists(f: ScannedFile) -> list[tuple[Node, list[str]]]:
 
 
 def crate_features(f: ScannedFile) -> set[str]:
-    """Features the crate root enables unconditionally (``#![feature(a, b)]``)."""
-    return {name for _, names in feature_lists(f) for name in names}
+    """Features the crate root enables, unconditionally (``#![feature(a, b)]``) or under a cfg
+    (``#![cfg_attr(device, feature(rustc_attrs))]``): the lowering adds none of these again
+    (a duplicate is error ``duplicate_features``)."""
+    out = {name for _, names in feature_lists(f) for name in names}
+    for item in f.root.named_children:
+        attr = next((c for c in item.named_children if c.type == "attribute"), None) \
+            if item.type == "inner_attribute_item" else None
+        if attr is None or not attr.named_children or node_text(attr.named_children[0]) != "cfg_attr":
+            continue
+        stack = [c for c in attr.named_children if c.type == "token_tree"]
+        while stack:
+            tt = stack.pop()
+            kids = tt.children
+            for a, b in zip(kids, kids[1:]):
+                if a.type == "identifier" and node_text(a) == "feature" and b.type == "token_tree":
+                    out |= {node_text(t) for t in b.named_children if t.type == "identifier"}
+            stack += [c for c in kids if c.type == "token_tree"]
+    return out
 
 
 def lower_features(f: ScannedFile, w: Writer) -> None:

@@ -65,6 +65,7 @@ class ScannedFile:
     legacy_kernels: list[tuple[str, Node]] = field(default_factory=list)  # 1.96 spelling
     offload_uses: list[Node] = field(default_factory=list)
     module_ends: list[int] = field(default_factory=list)
+    mod_decls: list[tuple[str, ...]] = field(default_factory=list)  # `mod x;` as (inline scopes.., x)
     barrier_calls: dict[str, list[Node]] = field(default_factory=dict)  # fn name -> barrier calls
     calls: dict[str, set[str]] = field(default_factory=dict)  # fn name -> called names
 
@@ -122,6 +123,8 @@ def _scan_items(f: ScannedFile, decls: Node, container_end: int, module: tuple[s
             name = item.child_by_field_name("name")
             if body is not None:
                 _scan_items(f, body, body.end_byte - 1, (*module, node_text(name) if name else "_"))
+            elif name is not None:
+                f.mod_decls.append((*module[len(f.module):], node_text(name)))
         elif item.type == "use_declaration":
             arg = item.child_by_field_name("argument")
             text = node_text(arg) if arg is not None else ""
@@ -272,6 +275,27 @@ def scan_file(path: Path, source: bytes, module: tuple[str, ...] = ()) -> Scanne
     f = ScannedFile(path, source, tree.root_node, module)
     _scan_items(f, tree.root_node, len(source), module)
     return f
+
+
+def module_tree(files: dict[Path, ScannedFile], roots: set[Path]) -> dict[Path, tuple[Path, tuple[str, ...]]]:
+    """File -> (its crate root, its module path), following ``mod x;`` declarations from each
+    root the 2018+ way (``x.rs`` or ``x/mod.rs`` beside a root or a ``mod.rs``, else in the
+    folder named after the declaring file); ``#[path]`` attributes are not followed."""
+    out: dict[Path, tuple[Path, tuple[str, ...]]] = {}
+    todo = [(r, r, ()) for r in sorted(roots) if r in files]
+    while todo:
+        path, root, module = todo.pop()
+        if path in out:
+            continue
+        out[path] = (root, module)
+        base = path.parent if path == root or path.name == "mod.rs" else path.parent / path.stem
+        for decl in files[path].mod_decls:
+            folder = base.joinpath(*decl[:-1])
+            for cand in (folder / f"{decl[-1]}.rs", folder / decl[-1] / "mod.rs"):
+                if cand in files:
+                    todo.append((cand, root, (*module, *decl)))
+                    break
+    return out
 
 
 def file_module(path: Path, src_root: Path, crate_roots: set[Path]) -> tuple[str, ...]:
