@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,14 +20,14 @@ from offload_ls.gpu.launch import RunReport, run_binary
 from offload_ls.gpu.resources import KernelResources, parse_ptxas_verbose
 from offload_ls.gpu.profile import ProfileReport
 from offload_ls.gpu.profile_run import profile_binary
-from offload_ls.gpu.listing import Listing, parse_asm, parse_llvm_ir, parse_sass
+from offload_ls.gpu.listing import Listing, SourceLoc, parse_asm, parse_llvm_ir, parse_sass
 from offload_ls.toolchain.build import AssemblyPlan, BuildPlan, assembly_plan, build_plan
 from offload_ls.toolchain.compile import CheckResult, run_plan
 from offload_ls.toolchain.crate import Crate, load_crate
 from offload_ls.toolchain.discover import find_cuda_tool
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic
 from offload_ls.toolchain.doctor import DoctorReport
-from offload_ls.toolchain.lower import Lowering, lower_for_pipeline
+from offload_ls.toolchain.lower import LineMapper, Lowering, lower_for_pipeline
 from offload_ls.toolchain.process import CancelToken, run
 from offload_ls.workspace.files import SKIP_DIRS, FileTooLarge, read_source, rust_files
 
@@ -294,6 +295,7 @@ class AssemblyOutcome:
     seconds: float = 0.0
     fresh: bool = False
     cancelled: bool = False
+    lowering: Lowering | None = None
 
     @property
     def ok(self) -> bool:
@@ -308,10 +310,23 @@ class AssemblyOutcome:
         """
         text = self.files[fmt].read_text(encoding="utf-8", errors="replace")
         if fmt == "llvm-ir":
-            return parse_llvm_ir(text)
-        if fmt == "sass":
-            return parse_sass(text)
-        return parse_asm(text, fmt, str(self.crate.manifest.parent))
+            listing = parse_llvm_ir(text)
+        elif fmt == "sass":
+            listing = parse_sass(text)
+        else:
+            listing = parse_asm(text, fmt, str(self.crate.manifest.parent))
+        if self.lowering is not None:  # the debug info names the lowered copy: the user's lines
+            mapper, base = LineMapper(self.lowering), self.crate.manifest.parent
+            for i, chain in enumerate(listing.locs):
+                out = []
+                for loc in chain:
+                    where = Path(loc.path) if os.path.isabs(loc.path) else base / loc.path
+                    where = Path(os.path.normpath(where))
+                    path, line = (mapper.map(where, loc.line) if loc.line > 0
+                                  else (self.lowering.original_path(where), 0))
+                    out.append(SourceLoc(str(path), line, loc.column))
+                listing.locs[i] = tuple(out)
+        return listing
 
 
 async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str | None = None,
@@ -331,7 +346,7 @@ async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str 
     plan: AssemblyPlan = assembly_plan(crate, report, timeouts)
     plan.lowering = lowering
     img = plan.image
-    outcome = AssemblyOutcome(crate, img.arch)
+    outcome = AssemblyOutcome(crate, img.arch, lowering=lowering)
     wanted = {"ptx" if img.triple.startswith("nvptx") else "amdgcn": img.asm, "llvm-ir": plan.ir}
     if plan.sass is not None:
         wanted["sass"] = plan.sass

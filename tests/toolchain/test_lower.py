@@ -355,3 +355,22 @@ def test_a_launch_argument_of_the_wrong_type_is_an_error_on_it(doctor_report, tm
     assert first.span.file == main and "mismatched types" in first.message, (first.message, first.span)
     assert first.span.line == line_containing(main, "args = (&mut *a, 2.0f64)")
     assert main.read_bytes()[first.span.start:first.span.end] == b"2.0f64"
+
+
+@pytest.mark.toolchain
+def test_the_assembly_view_maps_to_the_users_lines(doctor_report, tmp_path):
+    from offload_ls.workflow import assemble_crate
+
+    src = tmp_path / "upstream-offload"
+    shutil.copytree(EXAMPLE, src, ignore=shutil.ignore_patterns("target", "Cargo.lock"))
+    outcome = asyncio.run(assemble_crate(src / "Cargo.toml", doctor_report))
+    assert outcome.ok, [d.message for d in outcome.diagnostics]
+    listing = outcome.listing("ptx" if "ptx" in outcome.files else "amdgcn")
+    main = src / "src" / "main.rs"
+    mapped = listing.line_map(str(main))
+    assert mapped, "no PTX line maps to the user's main.rs"
+    n_lines = main.read_text().count("\n") + 1
+    assert all(1 <= line <= n_lines for _, line in mapped)
+    body = line_containing(main, "next[c] = 0.25 * (u[c - 1] + u[c + 1] + u[c - NX] + u[c + NX]);")
+    assert any(line == body for _, line in mapped), sorted({line for _, line in mapped})
+    assert not any("lowered" in loc.path for chain in listing.locs for loc in chain)

@@ -583,3 +583,43 @@ def lower_for_pipeline(crate: Crate, report: DoctorReport, device_image: str) ->
                     bin=crate.bin, lib=crate.lib, roots=tuple(moved.values()),
                     bin_root=moved.get(crate.bin_root) if crate.bin_root else None)
     return lowered, low
+
+
+class LineMapper:
+    """Lines of the generated copy -> lines of the user's files, for listings whose debug
+    info names the copy (the assembly view). Reads each file once."""
+
+    def __init__(self, low: Lowering) -> None:
+        self.low = low
+        self._memo: dict[tuple[Path, int], tuple[Path, int]] = {}
+        self._sources: dict[Path, bytes] = {}
+
+    def _read(self, path: Path) -> bytes:
+        if path not in self._sources:
+            try:
+                self._sources[path] = read_source(path, MAX_FILE_BYTES)
+            except (OSError, FileTooLarge):
+                self._sources[path] = b""
+        return self._sources[path]
+
+    def map(self, path: Path, line: int) -> tuple[Path, int]:
+        """(file, 1-based line) of the copy -> the user's; other files unchanged."""
+        key = (path, line)
+        if key not in self._memo:
+            self._memo[key] = self._map(path, line)
+        return self._memo[key]
+
+    def _map(self, path: Path, line: int) -> tuple[Path, int]:
+        smap = self.low.maps.get(path)
+        original = self.low.original_path(path)
+        if smap is None:
+            return original, line
+        gen = self._read(path)
+        lines = gen.split(b"\n")
+        if not 1 <= line <= len(lines):
+            return original, line
+        start = sum(len(x) + 1 for x in lines[:line - 1])
+        text = lines[line - 1]
+        offset = start + len(text) - len(text.lstrip())  # the line's first token, not its indentation
+        o0, _ = smap.to_original(offset)
+        return original, self._read(original).count(b"\n", 0, o0) + 1
