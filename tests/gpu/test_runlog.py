@@ -87,7 +87,8 @@ def test_hung_program_is_killed_at_the_timeout(tmp_path):
     assert rep.timed_out
     assert lines == ["started"]
     assert rep.problems == ["did not finish within 1 s and was killed (raise the run timeout, or look for a "
-                            "kernel that never terminates)"]
+                            "kernel that never terminates: a kernel that panics, e.g. on an index out of "
+                            "bounds, ends in the crate's #[panic_handler], often `loop {}`)"]
     assert rep.render().startswith("run report: timed out, ")
 
 

@@ -65,7 +65,7 @@ class RunReport:
 
         status = ("timed out" if self.timed_out else "cancelled" if self.cancelled
                   else f"exit status {self.exit_status}")
-        lines = [f"run report: {status}, {self.seconds:.2f} s wall, {len(self.log.launches)} kernel launches, "
+        lines = [f"run report: {status}, {self.seconds:.2f} s wall, {len(self.log.launches)} kernel launch{'' if len(self.log.launches) == 1 else 'es'}, "
                  f"{human_bytes(self.log.h2d_bytes)} host→device, {human_bytes(self.log.d2h_bytes)} device→host"]
         for launch in self.log.launches:
             lines.append(f"  launch {launch.kernel:<20} device {launch.device} {launch.dims:<22} {launch.mode:<8} "
@@ -157,7 +157,8 @@ def diagnose(report: RunReport, start_error: str | None, timeout: float, gpu_pre
         problems.append(f"could not start {report.exe}: {start_error}")
     if report.timed_out:
         problems.append(f"did not finish within {timeout:g} s and was killed (raise the run timeout, "
-                        f"or look for a kernel that never terminates)")
+                        f"or look for a kernel that never terminates: a kernel that panics, e.g. on an "
+                        f"index out of bounds, ends in the crate's #[panic_handler], often `loop {{}}`)")
     if MISSING_RUNTIME in err:
         lib = err.split(MISSING_RUNTIME, 1)[1].split(":")[1].strip() if ":" in err.split(MISSING_RUNTIME, 1)[1] else ""
         problems.append(f"the offload runtime library {lib or ''} is missing on this machine: install "
