@@ -22,7 +22,6 @@ from offload_ls.gpu.profile import ProfileReport
 from offload_ls.gpu.profile_run import profile_binary
 from offload_ls.gpu.listing import Listing, SourceLoc, parse_asm, parse_llvm_ir, parse_sass
 from offload_ls.toolchain.build import AssemblyPlan, BuildPlan, assembly_plan, build_plan
-from offload_ls.toolchain import std_cache
 from offload_ls.toolchain.compile import CheckResult, run_plan
 from offload_ls.toolchain.crate import Crate, load_crate
 from offload_ls.toolchain.discover import find_cuda_tool
@@ -176,10 +175,6 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
     else:
         if plan.exe is not None and plan.exe.exists():
             plan.exe.unlink()  # a failed link must not leave the previous binary looking current
-        shared = std_cache.device_targets(plan.passes, tc.rustc, tc.release, tc.commit_date) if tc else {}
-        for target_dir, std_key in shared.items():
-            if std_cache.seed(target_dir, std_key):
-                say(f"device `core` from the cache ({std_cache.cache_dir() / 'device-std' / std_key})")
         result: CheckResult = await run_plan(
             plan, cancel=cancel, on_pass=lambda i, n, p: say(f"[{i + 1}/{n}] {p.name}: {p.label}"))
         outcome.diagnostics = result.diagnostics
@@ -192,8 +187,6 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
             if p.name == "ptxas" and p.completed is not None:
                 outcome.resources = parse_ptxas_verbose(p.completed.stderr)
         _stamp_path(crate).write_text(json.dumps(key))
-        for target_dir, std_key in shared.items():
-            std_cache.save(target_dir, std_key)  # the next crate's device pass starts from it
         (crate.out_dir / "build" / "resources.json").write_text(json.dumps([vars(r) for r in outcome.resources]))
     if outcome.fresh:
         try:
@@ -372,14 +365,8 @@ async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str 
                              f"assembly to show; Rust-CUDA, rust-gpu and CubeCL kernels are built by their own tools")
         for path in wanted.values():
             path.unlink(missing_ok=True)
-        shared = std_cache.device_targets(plan.passes, tc.rustc, tc.release, tc.commit_date) if tc else {}
-        for target_dir, std_key in shared.items():
-            std_cache.seed(target_dir, std_key)
         result = await run_plan(plan, cancel=cancel,
                                 on_pass=lambda i, n, p: say(f"[{i + 1}/{n}] {p.name}: {p.label}"))
-        if img.asm.exists():
-            for target_dir, std_key in shared.items():
-                std_cache.save(target_dir, std_key)
         outcome.diagnostics, outcome.cancelled = result.diagnostics, result.cancelled
         for p in result.passes:
             if p.name == "nvdisasm" and p.completed is not None and p.completed.ok and plan.sass:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from dataclasses import dataclass, field, replace
 
+from offload_ls.toolchain import std_cache
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic, merge, parse_cargo_output
 from offload_ls.toolchain.lower import issue_diagnostics, map_diagnostics
 from offload_ls.toolchain.plan import Pass, Plan
@@ -104,6 +105,10 @@ async def run_plan(plan: Plan, cancel: CancelToken | None = None,
     low = plan.lowering
     if low is not None and not low.ok:
         passes = []  # the lowering's errors say why nothing was compiled
+    # the device pass's `core` build, shared across crates (toolchain/std_cache.py)
+    shared = std_cache.device_targets(plan.passes) if passes else {}
+    for target_dir, key in shared.items():
+        std_cache.seed(target_dir, key)
     i = 0
     while i < len(passes):
         group = [passes[i]]
@@ -130,6 +135,12 @@ async def run_plan(plan: Plan, cancel: CancelToken | None = None,
                         [p.label], "warning", f"could not read the host IR for the transfer plan: {exc}", None))
         if result.cancelled:
             break
+    device_ok = {Path(p.argv[p.argv.index("--target-dir") + 1]) for p in plan.passes for r in result.passes
+                 if r.name == p.name and p.name.startswith("device") and "--target-dir" in p.argv
+                 and r.completed is not None and r.completed.ok}
+    for target_dir, key in shared.items():
+        if target_dir in device_ok and not result.cancelled:
+            std_cache.save(target_dir, key)
     if low is not None:
         # spans of the generated copy back to the user's files (toolchain/lower.py)
         all_diags = issue_diagnostics(low) + map_diagnostics(low, all_diags)

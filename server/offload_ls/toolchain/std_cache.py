@@ -31,12 +31,17 @@ from offload_ls.toolchain.cache import cache_dir
 _SKIP = ("incremental",)
 
 
-def template_key(rustc: str, release: str | None, commit_date: str | None, triple: str, arch: str,
-                 argv_profile: tuple[str, ...]) -> str:
-    """The cache key of a device target directory: rustc (path, release, commit date), the
-    GPU target and arch, and the cargo profile arguments; 16 hex digits."""
-    data = json.dumps([os.path.realpath(rustc), release, commit_date, triple, arch, list(argv_profile)])
-    return hashlib.sha256(data.encode()).hexdigest()[:16]
+def template_key(rustc: str, what: str) -> str:
+    """The cache key of a device target directory: the rustc binary (real path, size and
+    modification time: another build of rustc is another key) and ``what`` it builds (triples,
+    arch flags, cargo profile arguments); 16 hex digits."""
+    real = os.path.realpath(rustc)
+    try:
+        st = os.stat(real)
+        stamp = [st.st_size, st.st_mtime_ns]
+    except OSError:
+        stamp = []
+    return hashlib.sha256(json.dumps([real, stamp, what]).encode()).hexdigest()[:16]
 
 
 def _template(key: str) -> Path:
@@ -83,19 +88,22 @@ def save(target_dir: Path, key: str) -> bool:
         return False
 
 
-def device_targets(passes, rustc: str, release: str | None, commit_date: str | None) -> dict[Path, str]:
+def device_targets(passes) -> dict[Path, str]:
     """Device target directories of ``passes`` (:class:`offload_ls.toolchain.plan.Pass`) that
     build ``core`` from source, each with its template key: the passes writing into one
-    directory (their triples, arch flags and cargo profile arguments) make its key."""
+    directory (their rustc from ``RUSTC``, triples, arch flags and cargo profile arguments)
+    make its key."""
     parts: dict[Path, list[str]] = {}
+    rustc: dict[Path, str] = {}
     for p in passes:
         argv = list(p.argv)
         if not p.name.startswith("device") or "-Zbuild-std=core" not in argv or "--target-dir" not in argv:
             continue
         target_dir = Path(argv[argv.index("--target-dir") + 1])
         triple = argv[argv.index("--target") + 1] if "--target" in argv else ""
-        profile = argv[:argv.index("rustc")] if "rustc" in argv else []
+        profile = argv[1:argv.index("rustc")] if "rustc" in argv else []
         profile += [a for a in ("--release", "--profile", "check") if a in argv]
         flags = sorted(v for k, v in p.env.items() if k.endswith("_RUSTFLAGS"))
-        parts.setdefault(target_dir, []).append(json.dumps([triple, profile[1:], flags]))
-    return {d: template_key(rustc, release, commit_date, "|".join(sorted(v)), "", ()) for d, v in parts.items()}
+        parts.setdefault(target_dir, []).append(json.dumps([triple, profile, flags]))
+        rustc[target_dir] = p.env.get("RUSTC", "rustc")
+    return {d: template_key(rustc[d], "|".join(sorted(v))) for d, v in parts.items()}
