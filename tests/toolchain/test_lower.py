@@ -78,7 +78,7 @@ def test_the_example_lowers_with_one_entry_per_instantiation(tmp_path):
     text = (out / "src" / "main.rs").read_text()
     assert "#![feature(rustc_attrs)]" in text and "gpu_offload" not in text.split("//!")[0]
     assert "offload!" not in text.replace("core::offload::offload!`", "")
-    assert text.count('extern "gpu-kernel" fn') == 4 and text.count("core::intrinsics::offload(") == 4
+    assert text.count('extern "gpu-kernel" fn') == 4 and text.count("core::intrinsics::offload::<_, _, ()>(") == 4
     assert 'pub extern "gpu-kernel" fn scale__f32(a: &f32, x: &mut [f32; N]' in text  # T := f32, by value -> &
     assert "__offload_ls_scale::<f32>(*a, x)" in text
     assert (out / "Cargo.toml").read_text().rstrip().endswith("[workspace]")
@@ -304,7 +304,7 @@ def test_kernels_of_the_library_are_an_error_when_the_binary_is_built(tmp_path):
     (root / "src" / "lib.rs").write_text(HEAD + "#[offload_kernel]\npub fn fill(x: &mut [f32; 4]) { x[0] = 1.0; }\n")
     low = lower_crate(root, tmp_path / "low", emulate_grid=False,
                       crate_roots=(root / "src" / "main.rs", root / "src" / "lib.rs"),
-                      built_root=root / "src" / "main.rs")
+                      built_root=root / "src" / "main.rs", lib_root=root / "src" / "lib.rs")
     assert [(i.level, i.file.name) for i in low.issues] == [("error", "lib.rs")]
     assert "cargo passes the device cfg to that target only" in low.issues[0].message
 
@@ -374,3 +374,76 @@ def test_the_assembly_view_maps_to_the_users_lines(doctor_report, tmp_path):
     body = line_containing(main, "next[c] = 0.25 * (u[c - 1] + u[c + 1] + u[c - NX] + u[c + NX]);")
     assert any(line == body for _, line in mapped), sorted({line for _, line in mapped})
     assert not any("lowered" in loc.path for chain in listing.locs for loc in chain)
+
+
+SECOND_ROUND = """
+mod kernels {
+    #[cfg(target_arch = "nvptx64")]
+    use core::arch::nvptx::{_block_dim_x, _block_idx_x, _thread_idx_x};
+    pub const K: u32 = 10;
+    #[cfg(device)]
+    fn gid() -> usize { unsafe { (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize } }
+    /// out[i] = x[i] + C
+    #[core::offload::offload_kernel]
+    pub fn addc<const C: u32>(x: &[u32; 64], out: &mut [u32; 64]) {
+        let i = gid();
+        if i < 64 { out[i] = x[i] + C; }
+    }
+    #[core::offload::offload_kernel]
+    pub fn add(out: &mut [u32; 64], v: u32) {
+        let i = gid();
+        if i < 64 { out[i] += v; }
+    }
+}
+use kernels::add;
+use kernels::K;
+mod single { pub const C: u32 = 1; }
+mod double { pub const C: u32 = 2; }
+
+#[cfg(not(device))]
+struct Solver { out: [u32; 64] }
+#[cfg(not(device))]
+impl Solver {
+    fn bump(&mut self) {
+        core::offload::offload! { kernel = add, workgroup_dim = [2, 1, 1], thread_dim = [32, 1, 1], args = (&mut self.out, 100u32) }
+    }
+}
+
+#[cfg(not(device))]
+fn main() {
+    let x = [1u32; 64];
+    let mut a = [0u32; 64];
+    let mut b = [0u32; 64];
+    let mut c = [0u32; 64];
+    let mut d = [0u32; 64];
+    core::offload::offload!(kernel = kernels::addc::<{ single::C }>, workgroup_dim = [2, 1, 1], thread_dim = [32, 1, 1], args = (&x, &mut a));
+    core::offload::offload!(kernel = kernels::addc::<{ double::C }>, workgroup_dim = [2, 1, 1], thread_dim = [32, 1, 1], args = (&x, &mut b));
+    core::offload::offload! { kernel = kernels::addc::<{ K + 1 }>, workgroup_dim = [2, 1, 1], thread_dim = [32, 1, 1], args = (&x, &mut c) }
+    core::offload::offload! { kernel = kernels::addc::<{ K - 1 }>, workgroup_dim = [2, 1, 1], thread_dim = [32, 1, 1], args = (&x, &mut d) }
+    let mut s = Solver { out: [0; 64] };
+    s.bump();
+    println!("a={} b={} c={} d={} s={}", a[63], b[63], c[63], d[63], s.out[63]);
+}
+"""
+
+
+@pytest.mark.toolchain
+def test_second_round_of_user_crates(doctor_report, tmp_path):
+    """Same-named constants in two modules are two instances; `{ K + 1 }` and `{ K - 1 }` too;
+    `offload!(..);` with parentheses; a launch in a method; a kernel brought in by `use`; an
+    example and a second binary with kernels of their own are left alone."""
+    from offload_ls.workflow import run_crate
+
+    root = crate(tmp_path, "")
+    (root / "src" / "main.rs").write_text(HEAD.replace("_syncthreads", "_block_idx_x as _b")
+                                          .replace("use core::offload::offload_kernel;\n", "") + SECOND_ROUND)
+    (root / "examples").mkdir()
+    (root / "examples" / "demo.rs").write_text(HEAD + "#[offload_kernel]\npub fn add(x: &mut [u32; 4]) { x[0] = 1; }\n"
+                                               "#[cfg(not(device))]\nfn main() {}\n")
+    (root / "src" / "bin").mkdir()
+    (root / "src" / "bin" / "other.rs").write_text(HEAD + "#[offload_kernel]\npub fn sub(x: &mut [u32; 4]) { x[0] = 1; }\n"
+                                                   "#[cfg(not(device))]\nfn main() {}\n")
+    outcome = asyncio.run(run_crate(root / "Cargo.toml", doctor_report, device_image="host", bin_name="t"))
+    assert outcome.build.ok, [(d.message, d.span) for d in outcome.build.diagnostics]
+    assert outcome.report is not None and outcome.report.exit_status == 0, outcome.report
+    assert outcome.report.stdout.strip() == "a=2 b=3 c=12 d=10 s=100"

@@ -236,7 +236,9 @@ def _transfer_plan_text(result) -> str:
                     params.setdefault(k.name, [(p.name, p.type_text) for p in k.params])
         out.append(f"\ntransfer plan of {name} (compiled host code, per launch):")
         # `scale__f32`: the lowering's entry for `scale::<f32>` (toolchain/lower_emit.py)
-        out += [f"  {render_kernel_plan(kt, params.get(kname) or params.get(kname.split('__')[0], ()))}"
+        # `kernels__a__add1`: module-qualified (toolchain/lower.py)
+        out += [f"  {render_kernel_plan(kt, params.get(kname) or params.get(kname.split('__')[0])
+                                        or params.get(kname.split('__')[-1], ()))}"
                 for kname, kt in sorted(plans.items())]
     return "\n".join(out) + "\n"
 

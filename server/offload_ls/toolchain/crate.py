@@ -41,6 +41,8 @@ class Crate:
     roots: tuple[Path, ...] = ()
     #: root file of ``bin`` (``None`` when the library is built)
     bin_root: Path | None = None
+    #: root file of the library target, if any
+    lib_root: Path | None = None
 
     @property
     def out_dir(self) -> Path:
@@ -75,13 +77,18 @@ def load_crate(manifest: Path, cargo: str, bin_name: str | None = None, env: dic
     has_lib = any(k in ("lib", "rlib", "cdylib", "staticlib") for t in pkg["targets"] for k in t["kind"])
     if bin_name is not None and bin_name not in bins:
         raise CrateError(f"{manifest}: no binary named `{bin_name}` (binaries: {', '.join(bins) or 'none'})")
-    chosen = bin_name or (bins[0] if len(bins) == 1 or not has_lib and bins else None)
+    # cargo's own default: `default-run`, else the binary named like the package
+    default = pkg.get("default_run") or (pkg["name"] if pkg["name"] in bins else None)
+    chosen = bin_name or default or (bins[0] if len(bins) == 1 or not has_lib and bins else None)
     roots = tuple(Path(t["src_path"]) for t in pkg["targets"] if t.get("src_path")
                   and any(k in ("bin", "lib", "rlib", "cdylib", "staticlib") for k in t["kind"]))
     bin_root = next((Path(t["src_path"]) for t in pkg["targets"] if "bin" in t["kind"] and t["name"] == chosen
                      and t.get("src_path")), None)
+    lib_root = next((Path(t["src_path"]) for t in pkg["targets"] if t.get("src_path")
+                     and any(k in ("lib", "rlib", "cdylib", "staticlib") for k in t["kind"])), None)
     return Crate(manifest=manifest, name=pkg["name"], root=Path(meta["workspace_root"]),
-                 target_dir=Path(meta["target_directory"]), bin=chosen, lib=has_lib, roots=roots, bin_root=bin_root)
+                 target_dir=Path(meta["target_directory"]), bin=chosen, lib=has_lib, roots=roots, bin_root=bin_root,
+                 lib_root=lib_root)
 
 
 def _first_error(stderr: str) -> str:

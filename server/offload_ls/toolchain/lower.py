@@ -148,7 +148,7 @@ def package_files(root: Path, skip: tuple[Path, ...] = ()) -> list[Path]:
 
 def lower_crate(package_root: Path, out_root: Path, *, emulate_grid: bool, crate_roots: tuple[Path, ...] = (),
                 workspace_root: Path | None = None, target_dir: Path | None = None,
-                built_root: Path | None = None) -> Lowering | None:
+                built_root: Path | None = None, lib_root: Path | None = None) -> Lowering | None:
     """Write the lowered copy of the package at ``package_root`` into ``out_root``.
 
     Args:
@@ -163,8 +163,8 @@ def lower_crate(package_root: Path, out_root: Path, *, emulate_grid: bool, crate
             ``src/main.rs`` / ``src/lib.rs``): where the grid module and the features go.
         target_dir: cargo's target directory (never copied).
         built_root: the root file of the target being built (the binary's): cargo passes the
-            device cfg to that target only, so a kernel reached from another root (the
-            library's) is an error.
+            device cfg to that target only, so a kernel of the library (``lib_root``) is an
+            error; files of no target's module tree, or of other binaries, are copied as they are.
 
     Returns:
         ``None`` when the package uses no upstream spelling (nothing to lower), else the
@@ -195,7 +195,10 @@ def lower_crate(package_root: Path, out_root: Path, *, emulate_grid: bool, crate
         f.module = prefix
         for item in (*f.kernels, *f.launches):
             item.module = (*prefix, *item.module)
-        if built_root is not None and root is not None and root != built_root:
+        if tree and (root is None or (built_root is not None and root not in (built_root, lib_root))):
+            # examples/, tests/, build.rs, other binaries: not part of what is built
+            f.kernels, f.launches, f.legacy_kernels = [], [], []
+        elif built_root is not None and root is not None and root != built_root:
             for k in f.kernels:
                 nn = k.fn.child_by_field_name("name")
                 f_issue = LoweringIssue(f.path, nn.start_byte, nn.end_byte, "error",
@@ -203,6 +206,8 @@ def lower_crate(package_root: Path, out_root: Path, *, emulate_grid: bool, crate
                                         f"offload-ls builds the one rooted at {built_root.name}, and cargo passes "
                                         "the device cfg to that target only: move the kernel into its modules")
                 early.append(f_issue)
+    if not any(f.kernels or f.launches for f in files):
+        return None  # only examples/, tests/ or another binary use the spelling
     pkg_out = out_root / package_root.relative_to(mirror)
     low = Lowering(pkg_out / "Cargo.toml", out_root, mirror, emulate_grid=emulate_grid)
     low.issues += early
@@ -220,7 +225,7 @@ def lower_crate(package_root: Path, out_root: Path, *, emulate_grid: bool, crate
 
     insts: dict[int, list[Inst]] = {id(k): [] for k in kernels}
     launch_insts: dict[int, Inst] = {}
-    aliases: dict[tuple[Path, int], list[str]] = {}  # (file, module end) -> alias items
+    aliases: dict[tuple[Path, int], list[tuple[str, int, int]]] = {}  # (file, module end) -> alias items
     for f in files:
         for launch in f.launches:
             k = _check_launch(f, launch, kernels, legacy, issue)
@@ -249,7 +254,7 @@ def lower_crate(package_root: Path, out_root: Path, *, emulate_grid: bool, crate
 
 
 def _write_file(f: ScannedFile, low: Lowering, out: Path, insts: dict[int, list[Inst]],
-                launch_insts: dict[int, Inst], aliases: dict[tuple[Path, int], list[str]],
+                launch_insts: dict[int, Inst], aliases: dict[tuple[Path, int], list[tuple[str, int, int]]],
                 roots: set[Path], issue) -> None:
     """Render one file's lowered text into ``out`` and record its source map."""
     emulate = low.emulate_grid
@@ -274,10 +279,11 @@ def _write_file(f: ScannedFile, low: Lowering, out: Path, insts: dict[int, list[
     for k in f.kernels:  # each kernel's entries attributed to that kernel
         text = "".join(entries(inst, f, emulate) for inst in insts[id(k)])
         w.replace(k.container_end, k.container_end, [(text, k.fn.start_byte, k.fn.end_byte, False)])
-    tail: dict[int, str] = {}
     for (path, end), items in aliases.items():
         if path == f.path:
-            tail[end] = tail.get(end, "") + "".join(items)
+            for text, o0, o1 in items:
+                w.replace(end, end, [(text, o0, o1, False)])
+    tail: dict[int, str] = {}
     if emulate:
         for end in f.module_ends:
             tail[end] = tail.get(end, "") + glob_use()
@@ -300,29 +306,34 @@ def _write_file(f: ScannedFile, low: Lowering, out: Path, insts: dict[int, list[
 
 
 def _instance(k: ScannedKernel, launch: ScannedLaunch, known: list[Inst],
-              aliases: dict[tuple[Path, int], list[str]]) -> Inst:
+              aliases: dict[tuple[Path, int], list[tuple[str, int, int]]]) -> Inst:
     """The instantiation ``launch`` asks for (a new one when its generic arguments are new).
     Generic arguments are written at the launch (``scale::<Real>`` with ``type Real = f64`` in
     the launch's module), so they reach the kernel's module through aliases emitted beside the
     launch: ``crate::<launch module>::__offload_ls_<entry>_<i>``."""
     args = launch.type_args
+    portable = all(a in _PRIMITIVES or (is_const and _int_value(a) is not None)
+                   for (_, is_const, _), a in zip(k.generics, args))
+    scope = () if portable else launch.module  # `C` in module `single` is not `C` in `double`
     for inst in known:
-        if inst.args == args:
+        if inst.args == args and inst.scope == scope:
             return inst
-    entry = ascii_ident(k.name) if not args else f"{ascii_ident(k.name)}__{mangle(args)}"
-    inst = Inst(k, list(args), entry, entry)
+    entry = ascii_ident(k.name) if not args else f"{ascii_ident(k.name)}__{mangle([*scope, *args])}"
+    inst = Inst(k, list(args), entry, entry, scope=scope)
     where = "crate::" + "".join(m + "::" for m in launch.module)
+    ks, ke = launch.values["kernel"]  # errors in an alias land on the launch's `kernel = ..`
     for n, ((name, is_const, ty), arg) in enumerate(zip(k.generics, args)):
         item = f"__offload_ls_{entry}_{n}"
         if arg in _PRIMITIVES or (is_const and _int_value(arg) is not None):
             inst.subst[name] = arg  # means the same in every module: no alias needed
         elif is_const:
             aliases.setdefault((launch.file, launch.container_end), []).append(
-                f"\n#[doc(hidden)] #[allow(non_upper_case_globals)] pub const {item}: {ty} = {arg};\n")
+                (f"\n#[doc(hidden)] #[allow(non_upper_case_globals, unused_braces)] pub const {item}: {ty} = {arg};\n",
+                 ks, ke))
             inst.subst[name] = f"{{ {where}{item} }}"
         else:
             aliases.setdefault((launch.file, launch.container_end), []).append(
-                f"\n#[doc(hidden)] #[allow(non_camel_case_types)] pub type {item} = {arg};\n")
+                (f"\n#[doc(hidden)] #[allow(non_camel_case_types)] pub type {item} = {arg};\n", ks, ke))
             inst.subst[name] = where + item
     known.append(inst)
     return inst
@@ -398,7 +409,8 @@ def _check_launch(f: ScannedFile, launch: ScannedLaunch, kernels: list[ScannedKe
         if name not in legacy:
             issue(LoweringIssue(f.path, ks, ke, "error",
                                 f"`{name}` is not an offload kernel of this crate: mark the function "
-                                "`#[offload_kernel]` (a `use .. as` alias is not followed: name the kernel)"))
+                                "`#[offload_kernel]` (a `use .. as` alias is not followed: name the kernel; "
+                                "kernels of dependencies are not lowered: move the kernel into this crate)"))
         return None
     if len(found) > 1:
         where = ", ".join("::".join(("crate", *k.module, k.name)) for k in found)
@@ -575,13 +587,15 @@ def lower_for_pipeline(crate: Crate, report: DoctorReport, device_image: str) ->
     package = crate.manifest.parent
     mirror = crate.root if package.is_relative_to(crate.root) else package
     low = lower_crate(package, out, emulate_grid=emulate, crate_roots=crate.roots, workspace_root=mirror,
-                      target_dir=crate.target_dir, built_root=crate.bin_root)
+                      target_dir=crate.target_dir, built_root=crate.bin_root or crate.lib_root,
+                      lib_root=crate.lib_root)
     if low is None:
         return crate, None
     moved = {r: out / r.relative_to(mirror) for r in crate.roots if r.is_relative_to(mirror)}
     lowered = Crate(manifest=low.manifest, name=crate.name, root=out, target_dir=crate.target_dir,
                     bin=crate.bin, lib=crate.lib, roots=tuple(moved.values()),
-                    bin_root=moved.get(crate.bin_root) if crate.bin_root else None)
+                    bin_root=moved.get(crate.bin_root) if crate.bin_root else None,
+                    lib_root=moved.get(crate.lib_root) if crate.lib_root else None)
     return lowered, low
 
 

@@ -5,6 +5,7 @@ four-argument intrinsic, and the host image's grid emulation (docs/upstream-offl
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,9 +94,12 @@ class Writer:
 
 
 def mangle(type_args: list[str]) -> str:
-    """``["f32", "4"]`` -> ``f32_4``: an identifier part per instantiation."""
-    return "_".join(re.sub(r"[^A-Za-z0-9]+", "_", a).strip("_") or "t" for a in type_args)
-
+    """``["f32", "4"]`` -> ``f32_4``: an identifier part per instantiation; arguments with
+    operators or paths get a short hash too, so ``{ K + 1 }`` and ``{ K - 1 }`` differ."""
+    parts = [re.sub(r"[^A-Za-z0-9]+", "_", a).strip("_") or "t" for a in type_args]
+    simple = all(re.fullmatch(r"[A-Za-z0-9_]+", a.strip()) for a in type_args)
+    tag = "" if simple else "_" + hashlib.sha256("\0".join(type_args).encode()).hexdigest()[:6]
+    return "_".join(parts) + tag
 
 def by_reference(ty: Node | None) -> bool:
     """The parameter type is a reference or raw pointer (passed as is); else it is by value."""
@@ -119,6 +123,8 @@ class Inst:
     entry: str
     symbol: str
     subst: dict[str, str] = field(default_factory=dict)
+    #: the launch module its generic arguments are names of (empty: primitives, literals)
+    scope: tuple[str, ...] = ()
 
 
 def ascii_ident(name: str) -> str:
@@ -167,7 +173,8 @@ def entries(inst: Inst, f: ScannedFile, emulate: bool) -> str:
     gpu_params = ", ".join(params + ([f"_{DIMS_PARAM}: &[u32; 6]"] if emulate else []))
     host_params = ", ".join(params + ([f"{DIMS_PARAM}: &[u32; 6]"] if emulate else []))
     host_body = (f"crate::__offload_ls_grid::__offload_ls_run({DIMS_PARAM}, || {call})" if emulate else call)
-    allow = "#[allow(unknown_lints, non_snake_case, improper_gpu_kernel_arg, improper_ctypes_definitions)]"
+    allow = ("#[allow(unknown_lints, non_snake_case, unused_braces, improper_gpu_kernel_arg, "
+             "improper_ctypes_definitions)]")
     export = f'#[unsafe(export_name = "{inst.symbol}")]'
     lt = "'__offload_ls"
     csubst = {**inst.subst, **{x: lt for x in k.lifetimes}}
@@ -180,9 +187,9 @@ def entries(inst: Inst, f: ScannedFile, emulate: bool) -> str:
             f"{k.vis} extern \"gpu-kernel\" fn {entry}({gpu_params}) {{ {call} }}\n"
             f"#[cfg({HOST_IMAGE_CFG})] {export} #[rustc_offload_kernel] {allow}\n"
             f"{k.vis} extern \"C\" fn {entry}({host_params}) {{ {host_body} }}\n"
-            f"#[cfg(not(offload_device))] #[allow(unknown_lints, non_snake_case, improper_ctypes)]\n"
+            f"#[cfg(not(offload_device))] #[allow(unknown_lints, non_snake_case, unused_braces, improper_ctypes)]\n"
             f"unsafe extern \"C\" {{ #[link_name = \"{inst.symbol}\"] {k.vis} fn {entry}({host_params}); }}\n"
-            f"#[cfg(not(offload_device))] #[doc(hidden)] #[inline(always)] #[allow(non_snake_case, clippy::all)]\n"
+            f"#[cfg(not(offload_device))] #[doc(hidden)] #[inline(always)] #[allow(non_snake_case, unused_braces)]\n"
             f"{k.vis} fn __offload_ls_args_{entry}<{lt}>({cparams}) -> {cret} {{ {cvals} }}\n")
 
 
@@ -289,6 +296,8 @@ def lower_launch(f: ScannedFile, w: Writer, launch: ScannedLaunch, inst: Inst | 
     ps, pe = launch.kernel_path
     segments = f.source[ps:pe].decode("utf-8", "replace").split("::")
     prefix = "::".join(segments[:-1]) + "::" if len(segments) > 1 else ""
+    if inst is not None:  # the kernel's module by its absolute path: `use kernels::add; kernel = add` works too
+        prefix = "crate::" + "".join(m + "::" for m in inst.kernel.module)
     pieces: list[tuple[str, int, int, bool]] = [("{ let __offload_ls_wg: [u32; 3] = ", *at)]
     for fld, nxt in (("workgroup_dim", "; let __offload_ls_th: [u32; 3] = "), ("thread_dim", "; ")):
         if fld in launch.values:
@@ -311,7 +320,7 @@ def lower_launch(f: ScannedFile, w: Writer, launch: ScannedLaunch, inst: Inst | 
         pieces += [("", s, e, True), (")" if by_value else "", s, e, False), (", ", *at)]
     entry = inst.entry if inst is not None else segments[-1]
     kernel_span = launch.values["kernel"]
-    pieces += [("); core::intrinsics::offload(", *at), (prefix + entry, *kernel_span, False),
+    pieces += [("); core::intrinsics::offload::<_, _, ()>(", *at), (prefix + entry, *kernel_span, False),
                (", __offload_ls_wg, __offload_ls_th, (" + "".join(n + ", " for n in names), *at)]
     if emulate:
         pieces.append(("&[__offload_ls_wg[0], __offload_ls_wg[1], __offload_ls_wg[2], __offload_ls_th[0], "

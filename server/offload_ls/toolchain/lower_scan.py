@@ -132,6 +132,13 @@ def _scan_items(f: ScannedFile, decls: Node, container_end: int, module: tuple[s
                 f.offload_uses.append(item)
         elif item.type == "function_item":
             _scan_fn(f, item, container_end, module)
+        elif item.type in ("impl_item", "trait_item"):
+            body = item.child_by_field_name("body")
+            for method in body.named_children if body is not None else []:
+                name = method.child_by_field_name("name") if method.type == "function_item" else None
+                block = method.child_by_field_name("body") if name is not None else None
+                if block is not None:  # launches in methods (methods are never kernels)
+                    _scan_body(f, node_text(name), block, module, container_end)
 
 
 def _scan_fn(f: ScannedFile, fn: Node, container_end: int, module: tuple[str, ...]) -> None:
