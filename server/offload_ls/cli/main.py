@@ -236,10 +236,10 @@ def _transfer_plan_text(result) -> str:
                     params.setdefault(k.name, [(p.name, p.type_text) for p in k.params])
         out.append(f"\ntransfer plan of {name} (compiled host code, per launch):")
         # `scale__f32`: the lowering's entry for `scale::<f32>` (toolchain/lower_emit.py)
-        # `kernels__a__add1`: module-qualified (toolchain/lower.py)
-        out += [f"  {render_kernel_plan(kt, params.get(kname) or params.get(kname.split('__')[0])
-                                        or params.get(kname.split('__')[-1], ()))}"
-                for kname, kt in sorted(plans.items())]
+        for kname, kt in sorted(plans.items()):
+            # `kernels__a__add1`: module-qualified (toolchain/lower.py)
+            known = params.get(kname) or params.get(kname.split("__")[0]) or params.get(kname.split("__")[-1], ())
+            out.append(f"  {render_kernel_plan(kt, known)}")
     return "\n".join(out) + "\n"
 
 
