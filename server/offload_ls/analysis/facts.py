@@ -271,6 +271,15 @@ class FileFacts:
                 return shift.replace(f, launched=True, marker="named by a launch")
         return None
 
+    def kernel_is_ambiguous(self, name: str) -> bool:
+        """More than one kernel of the crate is called ``name`` (``a::add1`` and ``b::add1``):
+        a launch naming it by its last segment cannot be paired with one kernel's parameters,
+        so the rules that compare a launch with its kernel say nothing (precision first)."""
+        name = self.original_name(name)
+        here = sum(1 for k in self.kernels if k.name == name)
+        there = len(self.crate.kernels.get(name, ())) if self.crate is not None else 0
+        return here + there > 1
+
     def function_anywhere(self, name: str) -> Kernel | None:
         """Any module-level function called ``name`` (file, then crate), as an unmarked record."""
         name = self.original_name(name)

@@ -63,7 +63,8 @@ class _Use:
 
 def check(ctx: FileContext) -> Iterator[Finding]:
     for launch in ctx.launches:
-        kernel = ctx.facts.kernel_anywhere(launch.kernel) if launch.kernel else None
+        kernel = (ctx.facts.kernel_anywhere(launch.kernel)
+                  if launch.kernel and not ctx.facts.kernel_is_ambiguous(launch.kernel) else None)
         parsed = [_reparse(ctx, arg) for arg in launch.args]  # each argument parsed once
         yield from _aliasing(ctx, launch, kernel, parsed)
         if launch.form != "offload()":

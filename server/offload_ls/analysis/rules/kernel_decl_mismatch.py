@@ -32,7 +32,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         return
     for name in {e.name for s in ([ctx.summary] if ctx.summary is not None else facts.summaries) for e in s.extern_decls}:
         kernel = facts.kernel_anywhere(name)
-        if kernel is None or kernel.launched or kernel.body_span is None:
+        if kernel is None or kernel.launched or kernel.body_span is None or facts.kernel_is_ambiguous(name):
             continue
         for decl in facts.extern_decls_named(name):
             if ctx.unit is not None and decl.name_span is not None and \

@@ -45,6 +45,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             continue
         if launch.form == "offload!" and not launch.has_args:
             continue  # malformed_offload_launch reports it
+        if ctx.facts.kernel_is_ambiguous(launch.kernel):
+            continue  # `a::add1` or `b::add1`: which parameters to compare with is not known
         kernel = ctx.facts.kernel_anywhere(launch.kernel) or (
             ctx.facts.function_anywhere(launch.kernel) if launch.form in ("offload!", "offload()") else None)
         if kernel is None:
