@@ -92,8 +92,11 @@ def test_sigterm_stops_the_compile_and_leaves_no_process(offload_report, tmp_pat
     crate = tmp_path / "sigterm-crate"
     shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "offload-kernels", crate,
                     ignore=shutil.ignore_patterns("target"))
+    # an empty offload-ls cache: the device pass builds `core` (tens of seconds), so the signal
+    # arrives while the compiler runs (toolchain/std_cache.py would make the compile short)
+    env = {**__import__("os").environ, "OFFLOAD_LS_CACHE_DIR": str(tmp_path / "cache")}
     proc = subprocess.Popen([sys.executable, "-m", "offload_ls", "asm", str(crate)], stderr=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, text=True)
+                            stdout=subprocess.DEVNULL, text=True, env=env)
     first = proc.stderr.readline()
     assert first.startswith("[1/"), first
     time.sleep(1.0)  # cargo and rustc are running now

@@ -48,11 +48,16 @@ def test_seed_and_save_never_leave_a_half_copy(tmp_path, monkeypatch):
     (built / "nvptx64-nvidia-cuda" / "release" / "deps").mkdir(parents=True)
     (built / "nvptx64-nvidia-cuda" / "release" / "deps" / "libcore-0123.rlib").write_bytes(b"core")
     (built / "nvptx64-nvidia-cuda" / "release" / "incremental").mkdir()
+    (built / "nvptx64-nvidia-cuda" / "release" / "mycrate.d").write_text("mycrate: /gone/src/main.rs\n")
+    (built / "nvptx64-nvidia-cuda" / "release" / "deps" / "core-0123.d").write_text("core deps\n")
     assert std_cache.save(built, "k1") and not std_cache.save(built, "k1")  # the first template stays
     fresh = tmp_path / "b" / "target-device"
     assert std_cache.seed(fresh, "k1")
     assert (fresh / "nvptx64-nvidia-cuda" / "release" / "deps" / "libcore-0123.rlib").read_bytes() == b"core"
     assert not (fresh / "nvptx64-nvidia-cuda" / "release" / "incremental").exists()
+    # the first crate's dep-info would make offload-ls's freshness check read its sources
+    assert not (fresh / "nvptx64-nvidia-cuda" / "release" / "mycrate.d").exists()
+    assert (fresh / "nvptx64-nvidia-cuda" / "release" / "deps" / "core-0123.d").exists()
     assert not std_cache.seed(fresh, "k1")  # an existing target dir is never overwritten
     assert not std_cache.seed(tmp_path / "c" / "target-device", "unknown")
     assert sorted(p.name for p in (tmp_path / "b").iterdir()) == ["target-device"]

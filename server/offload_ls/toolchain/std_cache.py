@@ -31,6 +31,14 @@ from offload_ls.toolchain.cache import cache_dir
 _SKIP = ("incremental",)
 
 
+def _ignore(directory: str, names: list[str]) -> list[str]:
+    """What a template leaves out: incremental state, and the crate's own dep-info files
+    (``release/<bin>.d``: they name that crate's sources, which offload-ls's freshness check
+    reads; core's dep-info lives in ``deps/``)."""
+    top = Path(directory).name in ("release", "debug")
+    return [n for n in names if n in _SKIP or (top and n.endswith(".d"))]
+
+
 def template_key(rustc: str, what: str) -> str:
     """The cache key of a device target directory: the rustc binary (real path, size and
     modification time: another build of rustc is another key) and ``what`` it builds (triples,
@@ -60,7 +68,7 @@ def seed(target_dir: Path, key: str) -> bool:
         return False
     tmp = target_dir.with_name(target_dir.name + f".seeding-{os.getpid()}")
     try:
-        shutil.copytree(template, tmp, symlinks=True)
+        shutil.copytree(template, tmp, symlinks=True, ignore=_ignore)
         tmp.rename(target_dir)
         return True
     except OSError:
@@ -77,7 +85,7 @@ def save(target_dir: Path, key: str) -> bool:
     try:
         template.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f"{key}.", dir=template.parent))
-        shutil.copytree(target_dir, tmp / "t", symlinks=True, ignore=shutil.ignore_patterns(*_SKIP))
+        shutil.copytree(target_dir, tmp / "t", symlinks=True, ignore=_ignore)
         try:
             (tmp / "t").rename(template)
         except OSError:
