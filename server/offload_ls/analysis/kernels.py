@@ -20,6 +20,7 @@ from offload_ls.analysis.consts import capture
 from offload_ls.analysis.model import Ecosystem, Kernel, Span
 from offload_ls.analysis.transfer import classify_param
 from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
+from offload_ls.syntax.paths import fn_abi
 from offload_ls.syntax.queries import captures
 
 #: Marker name (the attribute's last path segment) -> ecosystem.
@@ -79,7 +80,7 @@ def kernels_from_captures(marker_caps: dict[str, list[Node]], abi_fns: list[Node
         if fn.start_byte in found:
             continue
         abi = fn.child(0)
-        found[fn.start_byte] = _kernel(fn, Ecosystem.GPU_KERNEL_ABI, _abi_text(fn) or node_text(abi))
+        found[fn.start_byte] = _kernel(fn, Ecosystem.GPU_KERNEL_ABI, fn_abi(fn) or node_text(abi))
     return sorted(found.values(), key=lambda k: k.span.start)
 
 
@@ -93,15 +94,6 @@ def _pair_attr_marker(caps: dict[str, list[Node]]) -> list[tuple[Node, Node]]:
         if i < len(starts) and starts[i] < attr.end_byte:
             pairs.append((attr, markers[i]))
     return pairs
-
-
-def _abi_text(fn: Node) -> str | None:
-    for child in fn.children:
-        if child.type == "function_modifiers":
-            for mod in child.children:
-                if mod.type == "extern_modifier":
-                    return node_text(mod)
-    return None
 
 
 def declared_dims(attr: Node) -> tuple | None:

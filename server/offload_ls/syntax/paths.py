@@ -44,3 +44,14 @@ def outermost(nodes: list[Node]) -> list[Node]:
             continue
         out.append(n)
     return out
+
+
+def fn_abi(fn: Node) -> str | None:
+    """The ``extern "..."`` modifier of a ``function_item`` as written (``extern "gpu-kernel"``),
+    ``None`` without one."""
+    for child in fn.children:
+        if child.type == "function_modifiers":
+            for mod in child.children:
+                if mod.type == "extern_modifier":
+                    return node_text(mod)
+    return None

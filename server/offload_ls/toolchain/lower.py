@@ -42,6 +42,7 @@ from pathlib import Path
 from tree_sitter import Node
 
 from offload_ls.syntax.parse import node_text
+from offload_ls.syntax.text import LineIndex
 from offload_ls.toolchain.crate import Crate
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic, Replacement, SpanRef
 from offload_ls.toolchain.doctor import NATIVE, DoctorReport
@@ -518,10 +519,10 @@ def _copy_tree(src: Path, dst: Path, lowered: set[Path], skip: tuple[Path, ...],
             path.unlink()
 
 
-def _line_col(source: bytes, offset: int) -> tuple[int, int]:
+def _line_col(index: LineIndex, offset: int) -> tuple[int, int]:
     """rustc's 1-based (line, column in characters) of UTF-8 byte ``offset``."""
-    line_start = source.rfind(b"\n", 0, offset) + 1
-    return source.count(b"\n", 0, offset) + 1, len(source[line_start:offset].decode("utf-8", "replace")) + 1
+    line, column = index.position(offset, "utf-32")
+    return line + 1, column + 1
 
 
 def map_span(low: Lowering, span: SpanRef) -> SpanRef:
@@ -531,11 +532,7 @@ def map_span(low: Lowering, span: SpanRef) -> SpanRef:
     if smap is None:
         return SpanRef(original, span.start, span.end, span.line, span.column, span.end_line, span.end_column)
     start, end = smap.span_to_original(span.start, span.end)
-    try:
-        source = read_source(original, MAX_FILE_BYTES)
-    except (OSError, FileTooLarge):
-        return SpanRef(original, start, end)
-    (l0, c0), (l1, c1) = _line_col(source, start), _line_col(source, end)
+    (l0, c0), (l1, c1) = _line_col(smap.original_index, start), _line_col(smap.original_index, end)
     return SpanRef(original, start, end, l0, c0, l1, c1)
 
 
@@ -561,12 +558,15 @@ def _exact(smap: SourceMap, span: SpanRef) -> bool:
 def issue_diagnostics(low: Lowering) -> list[CompilerDiagnostic]:
     """The lowering's own findings as compiler diagnostics of pass ``lowering``."""
     out = []
+    indexes: dict[Path, LineIndex | None] = {}
     for i in low.issues:
-        try:
-            source = read_source(i.file, MAX_FILE_BYTES)
-            (l0, c0), (l1, c1) = _line_col(source, i.start), _line_col(source, i.end)
-        except (OSError, FileTooLarge):
-            l0 = c0 = l1 = c1 = 1
+        if i.file not in indexes:  # each file read once (an issue may be on Cargo.toml)
+            try:
+                indexes[i.file] = LineIndex(read_source(i.file, MAX_FILE_BYTES))
+            except (OSError, FileTooLarge):
+                indexes[i.file] = None
+        index = indexes[i.file]
+        (l0, c0), (l1, c1) = (_line_col(index, i.start), _line_col(index, i.end)) if index else ((1, 1), (1, 1))
         out.append(CompilerDiagnostic(["lowering"], i.level, i.message, SpanRef(i.file, i.start, i.end, l0, c0, l1, c1)))
     return out
 
@@ -601,20 +601,11 @@ def lower_for_pipeline(crate: Crate, report: DoctorReport, device_image: str) ->
 
 class LineMapper:
     """Lines of the generated copy -> lines of the user's files, for listings whose debug
-    info names the copy (the assembly view). Reads each file once."""
+    info names the copy (the assembly view); positions from the lowering's own bytes."""
 
     def __init__(self, low: Lowering) -> None:
         self.low = low
         self._memo: dict[tuple[Path, int], tuple[Path, int]] = {}
-        self._sources: dict[Path, bytes] = {}
-
-    def _read(self, path: Path) -> bytes:
-        if path not in self._sources:
-            try:
-                self._sources[path] = read_source(path, MAX_FILE_BYTES)
-            except (OSError, FileTooLarge):
-                self._sources[path] = b""
-        return self._sources[path]
 
     def map(self, path: Path, line: int) -> tuple[Path, int]:
         """(file, 1-based line) of the copy -> the user's; other files unchanged."""
@@ -626,14 +617,11 @@ class LineMapper:
     def _map(self, path: Path, line: int) -> tuple[Path, int]:
         smap = self.low.maps.get(path)
         original = self.low.original_path(path)
-        if smap is None:
+        gen = smap.generated_index if smap is not None else None
+        if gen is None or not 1 <= line <= gen.line_count:
             return original, line
-        gen = self._read(path)
-        lines = gen.split(b"\n")
-        if not 1 <= line <= len(lines):
-            return original, line
-        start = sum(len(x) + 1 for x in lines[:line - 1])
-        text = lines[line - 1]
+        start, end = gen.line_start(line - 1), gen.line_end(line - 1)
+        text = smap.generated_source[start:end]
         offset = start + len(text) - len(text.lstrip())  # the line's first token, not its indentation
         o0, _ = smap.to_original(offset)
-        return original, self._read(original).count(b"\n", 0, o0) + 1
+        return original, smap.original_index.line_of(o0) + 1

@@ -16,6 +16,7 @@ from pathlib import Path
 from tree_sitter import Node
 
 from offload_ls.syntax.parse import node_text, parse
+from offload_ls.syntax.paths import fn_abi
 from offload_ls.workspace.files import FileTooLarge, read_source, rust_files
 
 MAX_FILE_BYTES = 4 << 20
@@ -91,15 +92,6 @@ def _fn_attrs(fn: Node) -> list[Node]:
     return list(reversed(out))
 
 
-def _has_extern_abi(fn: Node) -> str | None:
-    for c in fn.children:
-        if c.type == "function_modifiers":
-            for m in c.children:
-                if m.type == "extern_modifier":
-                    return node_text(m)
-    return None
-
-
 def _is_unsafe_fn(fn: Node) -> bool:
     return any(c.type == "function_modifiers" and any(m.type == "unsafe" for m in c.children)
                for c in fn.children)
@@ -148,7 +140,7 @@ def _scan_fn(f: ScannedFile, fn: Node, container_end: int, module: tuple[str, ..
     name = node_text(name_node)
     attrs = _fn_attrs(fn)
     paths = [_attr_path(a) for a in attrs]
-    abi = _has_extern_abi(fn)
+    abi = fn_abi(fn)
     body = fn.child_by_field_name("body")
     if body is not None:
         _scan_body(f, name, body, module, container_end)
