@@ -14,19 +14,20 @@ import os  # noqa: E402
 
 import pytest  # noqa: E402
 
-_REQUIRED_MARKS = {"toolchain"}
+# OFFLOAD_LS_REQUIRE_REMOTE=1 does the same for the Slurm/ssh tests (marked `remote`).
+_REQUIRED_MARKS = {"toolchain": "OFFLOAD_LS_REQUIRE_TOOLCHAIN", "remote": "OFFLOAD_LS_REQUIRE_REMOTE"}
 _skipped_required: list[str] = []
 
 
 def pytest_runtest_logreport(report):
-    if report.skipped and os.environ.get("OFFLOAD_LS_REQUIRE_TOOLCHAIN") == "1":
-        if _REQUIRED_MARKS & set(report.keywords):
-            _skipped_required.append(report.nodeid)
+    if report.skipped and any(mark in report.keywords and os.environ.get(var) == "1"
+                              for mark, var in _REQUIRED_MARKS.items()):
+        _skipped_required.append(report.nodeid)
 
 
 def pytest_sessionfinish(session, exitstatus):
     if _skipped_required:
         session.exitstatus = 1
-        print("\nOFFLOAD_LS_REQUIRE_TOOLCHAIN=1 but these toolchain tests were skipped:")
+        print("\nOFFLOAD_LS_REQUIRE_TOOLCHAIN/_REMOTE=1 but these required tests were skipped:")
         for nodeid in _skipped_required:
             print(f"  {nodeid}")

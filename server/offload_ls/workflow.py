@@ -18,6 +18,7 @@ from pathlib import Path
 from offload_ls.gpu.bundle import Bundle, make_bundle
 from offload_ls.gpu.launch import RunReport, run_binary
 from offload_ls.gpu.resources import KernelResources, parse_ptxas_verbose
+from offload_ls.gpu.targets import RunTarget
 from offload_ls.gpu.profile import ProfileReport
 from offload_ls.gpu.profile_run import profile_binary
 from offload_ls.gpu.listing import Listing, SourceLoc, parse_asm, parse_llvm_ir, parse_sass
@@ -223,12 +224,34 @@ async def run_crate(manifest: Path, report: DoctorReport, args: list[str] | None
                     bin_name: str | None = None, device: int | None = None, device_image: str | None = None,
                     timeout: float = 300.0, cancel: CancelToken | None = None, progress: Progress | None = None,
                     on_stdout: Callable[[str], None] | None = None,
-                    on_stderr: Callable[[str], None] | None = None) -> RunOutcome:
-    """Build if stale, then run with the runtime's log and return the run report."""
+                    on_stderr: Callable[[str], None] | None = None,
+                    target: RunTarget | None = None) -> RunOutcome:
+    """Build if stale, then run with the runtime's log and return the run report.
+
+    Args:
+        target: where to run (gpu/targets.py); ``None`` or ``local``: here. For an ``ssh``
+            or ``slurm`` target the binary is bundled into ``<out>/bundle`` and staged there
+            (gpu/remote_run.py).
+
+    Raises:
+        TargetError: the target is unreachable or cannot run the bundle (nothing ran).
+    """
     built = await build_crate(manifest, report, bin_name=bin_name, device_image=device_image,
                               cancel=cancel, progress=progress)
     if not built.ok:
         return RunOutcome(built, None)
+    if target is not None and target.remote:
+        from offload_ls.gpu.remote_run import run_on_target
+
+        if progress:
+            progress(f"bundling {built.exe.name} for {target.describe()}")
+        bundle = make_bundle(built.exe, built.crate.out_dir / "bundle")
+        checks = _image_checks(built, report)
+        rep = await run_on_target(target, bundle.directory, args or [], device=device, timeout=timeout,
+                                  cancel=cancel, progress=progress, on_stdout=on_stdout, on_stderr=on_stderr,
+                                  images=checks["images"], image_archs=checks["image_archs"],
+                                  job_name=f"offload-ls-{built.crate.name}")
+        return RunOutcome(built, rep)
     if progress:
         progress(f"running {built.exe}")
     rep = await run_binary(built.exe, args or [], device=device, timeout=timeout, cancel=cancel,

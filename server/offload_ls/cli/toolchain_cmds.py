@@ -97,6 +97,9 @@ def add_run(sub) -> None:
     p.add_argument("--device", type=int, metavar="N", help="OpenMP device number (OMP_DEFAULT_DEVICE)")
     p.add_argument("--timeout", type=_positive_seconds, default=300.0, metavar="SECONDS",
                    help="kill the program after SECONDS (default 300)")
+    p.add_argument("--on", "--run-target", dest="run_target", metavar="NAME",
+                   help="run target from Cargo.toml's [package.metadata.offload-ls.run-targets.NAME] "
+                        "(an ssh host or a Slurm partition; docs/remote.md); default: run-target there, else local")
     p.epilog = "Arguments after `--` are passed to the program: offload-ls run . --timeout 60 -- 1000"
 
 
@@ -333,19 +336,48 @@ def build_command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _run_target(args):
+    """The run target ``--on`` names (or Cargo.toml's ``run-target``), or ``None`` after
+    printing why it cannot be used."""
+    from offload_ls.gpu.targets import TargetError, choose_target
+    from offload_ls.workspace.cargo import load_run_targets
+
+    manifest = _manifest(args.path)
+    if manifest is None:
+        return None
+    found = load_run_targets(manifest)
+    for problem in found.problems:
+        _err(problem)
+    try:
+        return choose_target(found, args.run_target)
+    except TargetError as exc:
+        _err(str(exc))
+        return None
+
+
 def run_command(args: argparse.Namespace) -> int:
+    from offload_ls.gpu.bundle import BundleError
     from offload_ls.workflow import run_crate
 
+    target = _run_target(args)
+    if target is None:
+        return EXIT_ERROR
+    if target.remote and not args.arch and target.gpu_arch:
+        args.arch = target.gpu_arch
     found = _crate_and_doctor(args)
     if found is None:
         return EXIT_ERROR
     manifest, report = found
-    device_image = _host_image_without_gpu(args, report, "")
+    if target.remote:
+        device_image = args.device_image or "gpu"  # the GPU is there, not here
+        _note(f"running on {target.describe()} (run target {target.name})")
+    else:
+        device_image = _host_image_without_gpu(args, report, "")
     outcome, status = _workflow(run_crate(
         manifest, report, list(getattr(args, "program_args", [])), bin_name=args.bin_name, device=args.device,
         device_image=device_image, timeout=args.timeout, progress=_note,
         on_stdout=lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()),
-        on_stderr=lambda line: None if " info: " in line else _note(line)))
+        on_stderr=lambda line: None if " info: " in line else _note(line), target=target), (BundleError,))
     if outcome is None:
         return status
     _print_diagnostics(outcome.build.diagnostics)

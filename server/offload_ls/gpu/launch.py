@@ -64,7 +64,7 @@ class RunReport:
         from offload_ls.toolchain.transfer_plan import human_bytes
 
         status = ("timed out" if self.timed_out else "cancelled" if self.cancelled
-                  else f"exit status {self.exit_status}")
+                  else "did not run to its end" if self.exit_status is None else f"exit status {self.exit_status}")
         lines = [f"run report: {status}, {self.seconds:.2f} s wall, {len(self.log.launches)} kernel launch{'' if len(self.log.launches) == 1 else 'es'}, "
                  f"{human_bytes(self.log.h2d_bytes)} host→device, {human_bytes(self.log.d2h_bytes)} device→host"]
         for launch in self.log.launches:

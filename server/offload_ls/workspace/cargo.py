@@ -1,4 +1,4 @@
-"""Cargo.toml: crate roots and ``[*.metadata.offload-ls]`` rule levels."""
+"""Cargo.toml: crate roots, ``[*.metadata.offload-ls]`` rule levels and run targets."""
 
 from __future__ import annotations
 
@@ -82,10 +82,63 @@ def load_cargo_config(path: Path, stop: Path | None = None) -> CargoConfig:
         ol = meta.get("offload-ls") if isinstance(meta, dict) else None
         if ol is None:
             continue
+        if isinstance(ol, dict):  # run targets share the table (load_run_targets)
+            ol = {k: v for k, v in ol.items() if k not in RUN_TARGET_KEYS}
         levels, problems = parse_rule_levels(ol, f"{where_path}: [{key}.metadata.offload-ls]")
         cfg.levels.update(levels)
         cfg.problems += problems
     return cfg
+
+
+#: Keys of ``[*.metadata.offload-ls]`` that are not rule names.
+RUN_TARGET_KEYS = ("run-target", "run-targets")
+
+
+@dataclass
+class RunTargetTables:
+    """Run targets as Cargo.toml defines them, not yet validated (gpu/targets.py does).
+
+    Attributes:
+        tables: name -> (table, where it is written, for messages); package tables
+            override workspace ones of the same name.
+        default: ``run-target``'s value ("" when unset); default_origin: where it is set.
+        problems: tables that are not tables, TOML errors.
+    """
+
+    tables: dict[str, tuple[object, str]] = field(default_factory=dict)
+    default: str = ""
+    default_origin: str = ""
+    problems: list[str] = field(default_factory=list)
+
+
+def load_run_targets(path: Path, stop: Path | None = None) -> RunTargetTables:
+    """``run-targets`` tables and ``run-target`` of the workspace's and the package's
+    ``[*.metadata.offload-ls]`` for the crate containing ``path``. Never raises."""
+    out = RunTargetTables()
+    manifest = find_manifest(path, stop)
+    data = _read_toml(manifest, out.problems) if manifest is not None else None
+    if manifest is None or data is None:
+        return out
+    ws_path, ws_data = _workspace_manifest(manifest, data, stop, out.problems)
+    for table, where_path, key in ((ws_data, ws_path, "workspace"), (data, manifest, "package")):
+        section = table.get(key, {}) if table else {}
+        meta = section.get("metadata", {}) if isinstance(section, dict) else {}
+        ol = meta.get("offload-ls") if isinstance(meta, dict) else None
+        if not isinstance(ol, dict):
+            continue
+        where = f"{where_path}: [{key}.metadata.offload-ls]"
+        targets = ol.get("run-targets", {})
+        if not isinstance(targets, dict):
+            out.problems.append(f"{where}: run-targets must be a table of named targets")
+            targets = {}
+        for name, t in targets.items():
+            out.tables[name] = (t, f"{where_path}: [{key}.metadata.offload-ls.run-targets.{name}]")
+        default = ol.get("run-target")
+        if isinstance(default, str):
+            out.default, out.default_origin = default, f"{where} run-target"
+        elif default is not None:
+            out.problems.append(f"{where}: run-target must be a target's name (a string)")
+    return out
 
 
 def _workspace_manifest(manifest: Path, data: dict, stop: Path | None,

@@ -1,0 +1,392 @@
+"""Stage a bundle on a run target and run it there over ssh.
+
+Everything that runs on the target is an argv list: for ``ssh`` targets it becomes the one
+command string ssh sends by quoting each word with :func:`shlex.join` (ssh itself has no
+argv form); the scripts are constants that take their data as positional arguments
+(``sh -c SCRIPT sh ARG...``), so no value is ever spliced into shell text.
+
+Staging is content-addressed (issue 14): the target keeps ``<work-dir>/objects/<sha256>``
+and a bundle is ``<work-dir>/bundles/<id>/`` made of hard links to its objects, ``<id>``
+being the hash of its file list; only objects the target lacks are copied (``scp``, or a
+local copy for Slurm on this machine), into a private incoming directory first, so an
+interrupted copy never leaves a truncated object behind.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from offload_ls.gpu.targets import RunTarget, TargetError
+from offload_ls.toolchain.process import CancelToken, Completed, run_async
+
+Progress = Callable[[str], None]
+
+#: What the target must answer first: where the work dir is, its C library, its GPUs
+#: (``nvidia-smi``'s compute capability, when it has one), whether the bundle is there and
+#: which objects are missing. Arguments: work dir, bundle id, object hashes.
+_PROBE = r"""
+mkdir -p -- "$1/objects" "$1/bundles" || exit 97
+cd -- "$1" || exit 97
+echo "workdir $(pwd -P)"
+echo "glibc $(getconf GNU_LIBC_VERSION 2>/dev/null)"
+if command -v nvidia-smi >/dev/null 2>&1; then
+  for c in $(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null); do echo "gpu $c"; done
+fi
+id=$2; shift 2
+if [ -e "bundles/$id/.offload-ls-complete" ]; then echo complete; exit 0; fi
+for h do [ -e "objects/$h" ] || echo "missing $h"; done
+"""
+
+#: Move uploaded objects in and build the bundle's tree of hard links, then mark it
+#: complete (a rename, so a half-made bundle is never used). Arguments: work dir, bundle
+#: id, incoming dir ("" if none), then entries of four words: ``f PATH SHA x|-`` (a file)
+#: or ``l PATH TARGET -`` (a symbolic link).
+_MATERIALIZE = r"""
+cd -- "$1" || exit 97
+id=$2; inc=$3; shift 3
+if [ -n "$inc" ] && [ -d "objects/$inc" ]; then
+  for o in "objects/$inc"/*; do [ -e "$o" ] && mv -f -- "$o" objects/; done
+  rmdir -- "objects/$inc"
+fi
+tmp="bundles/.$id.$$"
+rm -rf -- "$tmp" && mkdir -p -- "$tmp" || exit 97
+while [ $# -ge 4 ]; do
+  k=$1; p=$2; v=$3; x=$4; shift 4
+  mkdir -p -- "$tmp/$(dirname -- "$p")" || exit 97
+  if [ "$k" = f ]; then
+    ln -- "objects/$v" "$tmp/$p" 2>/dev/null || cp -- "objects/$v" "$tmp/$p" || exit 97
+    if [ "$x" = x ]; then chmod +x -- "$tmp/$p"; fi
+  else
+    ln -s -- "$v" "$tmp/$p" || exit 97
+  fi
+done
+touch -- "$tmp/.offload-ls-complete"
+rm -rf -- "bundles/$id"
+mv -- "$tmp" "bundles/$id" || exit 97
+"""
+
+#: Run the bundle in its directory, recording the pid first (``exec`` keeps it: the shell,
+#: ``env``, the bundle's ``run`` script and the binary are one process) so that a
+#: cancelled run can be killed on the target. Arguments: bundle dir, pid file, then
+#: ``NAME=VALUE``... and the program's argv for ``env``.
+_RUN = r"""
+cd -- "$1" || exit 97
+echo $$ > "$2"
+shift 2
+exec env "$@"
+"""
+
+_KILL = r"""
+[ -f "$1" ] || exit 0
+pid=$(cat -- "$1")
+kill -TERM "$pid" 2>/dev/null && sleep 2 && kill -KILL "$pid" 2>/dev/null
+rm -f -- "$1"
+exit 0
+"""
+
+#: The batch script Slurm runs (``sbatch --chdir`` is the bundle's directory): Slurm copies
+#: a batch script to its spool directory, so the bundle's ``run`` cannot be the script.
+JOB_SCRIPT = "#!/bin/sh\n# Written by offload-ls: runs the staged bundle in the job's directory.\nexec ./run \"$@\"\n"
+
+_SAFE_REL = re.compile(r"^[A-Za-z0-9_.+-]+(?:/[A-Za-z0-9_.+-]+)*$")
+
+
+@dataclass
+class Entry:
+    """One file of a bundle: ``path`` relative to it; ``sha256`` and ``executable`` for a
+    file, ``link`` (the link's text) for a symbolic link; ``source``: the local file."""
+
+    path: str
+    sha256: str = ""
+    executable: bool = False
+    link: str = ""
+    source: Path | None = None
+    size: int = 0
+
+
+@dataclass
+class Staged:
+    """Where a bundle landed on the target and what it cost.
+
+    Attributes:
+        bundle_dir: absolute path on the target; work_dir: the target's absolute work dir.
+        copied_files / copied_bytes: objects sent this time; reused_files: those the
+            target already had (a complete bundle: all of them).
+        glibc: the target's C library version ("2.36", "" unknown); gpu_archs: from
+            ``nvidia-smi`` on the target (``sm_90``), empty when it has none.
+    """
+
+    bundle_id: str
+    bundle_dir: str
+    work_dir: str
+    copied_files: int = 0
+    copied_bytes: int = 0
+    reused_files: int = 0
+    glibc: str = ""
+    gpu_archs: list[str] = field(default_factory=list)
+
+
+def bundle_entries(directory: Path, extra: dict[str, bytes] | None = None, scratch: Path | None = None) -> list[Entry]:
+    """The files of bundle ``directory`` (offload-ls's marker file left out), plus ``extra``
+    files (relative path -> bytes, written under ``scratch``), sorted by path.
+
+    Raises:
+        TargetError: a file name that cannot be staged safely (spaces, shell characters).
+    """
+    out = []
+    for p in sorted(directory.rglob("*")):
+        rel = p.relative_to(directory).as_posix()
+        if rel == ".offload-ls-bundle" or p.is_dir() and not p.is_symlink():
+            continue
+        if not _SAFE_REL.match(rel):
+            raise TargetError(f"{p}: file names of a bundle must be letters, digits, '.', '_', '-', '+'")
+        if p.is_symlink():
+            out.append(Entry(rel, link=os.readlink(p)))
+        else:
+            out.append(Entry(rel, _sha256(p), os.access(p, os.X_OK), source=p, size=p.stat().st_size))
+    for rel, data in sorted((extra or {}).items()):
+        assert scratch is not None, "extra files need a scratch directory"
+        path = scratch / rel.replace("/", "__")
+        path.write_bytes(data)
+        path.chmod(0o755)
+        out.append(Entry(rel, hashlib.sha256(data).hexdigest(), True, source=path, size=len(data)))
+    return sorted(out, key=lambda e: e.path)
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def bundle_id(entries: Sequence[Entry]) -> str:
+    """The content address of a bundle: a hash of its paths, contents, modes and links."""
+    h = hashlib.sha256()
+    for e in entries:
+        h.update(f"{e.path}\0{e.sha256}\0{int(e.executable)}\0{e.link}\n".encode())
+    return h.hexdigest()[:20]
+
+
+class Shell:
+    """Runs argv lists on a target: here (Slurm on this machine) or through the user's ssh.
+
+    ssh runs with ``BatchMode=yes`` (a password prompt would hang an editor: the user's
+    agent or keys must work) and the target's ``ssh-options``/``ssh-config``.
+    """
+
+    def __init__(self, target: RunTarget) -> None:
+        self.target = target
+
+    @property
+    def local(self) -> bool:
+        return not self.target.host
+
+    def _ssh_base(self, program: str) -> list[str]:
+        t = self.target
+        argv = [program, "-o", "BatchMode=yes", "-o", f"ConnectTimeout={max(1, int(t.connect_timeout_s))}"]
+        if t.ssh_config:
+            argv += ["-F", os.path.expanduser(t.ssh_config)]
+        for opt in t.ssh_options:
+            argv += ["-o", opt]
+        return argv
+
+    def argv(self, command: Sequence[str]) -> list[str]:
+        """The local argv that runs ``command`` on the target."""
+        if self.local:
+            return list(command)
+        return [*self._ssh_base("ssh"), "--", self.target.host, shlex.join(command)]
+
+    async def run(self, command: Sequence[str], *, timeout: float, cancel: CancelToken | None = None,
+                  on_stdout: Callable[[str], None] | None = None,
+                  on_stderr: Callable[[str], None] | None = None) -> Completed:
+        """Run ``command`` on the target (never raises; see :class:`Completed`)."""
+        return await run_async(self.argv(command), timeout=timeout, cancel=cancel,
+                               on_stdout_line=on_stdout, on_stderr_line=on_stderr)
+
+    def unreachable(self, done: Completed) -> str | None:
+        """A sentence saying the target could not be reached, or ``None``: ssh's own
+        failures exit with 255 (ssh(1), EXIT STATUS)."""
+        if done.error:
+            return f"could not run {done.argv[0]}: {done.error}"
+        if self.local or done.returncode != 255:
+            return None
+        why = (done.stderr.strip().splitlines() or ["ssh exited with status 255"])[-1]
+        return (f"cannot reach {self.target.host} over ssh ({why}); check that `ssh {self.target.host} true` works "
+                f"without a password prompt (offload-ls runs ssh with BatchMode=yes: use ssh-agent or a key)")
+
+    async def upload(self, files: Sequence[tuple[Path, str]], remote_dir: str, timeout: float,
+                     cancel: CancelToken | None = None) -> Completed | None:
+        """Copy local files to ``remote_dir`` on the target, each under the given name
+        (``scp -p`` through a directory of links named so; a copy here for a local
+        target). ``None`` when there was nothing to copy or all went well locally."""
+        if not files:
+            return None
+        if self.local:
+            dest = Path(remote_dir)
+            dest.mkdir(parents=True, exist_ok=True)
+            for src, name in files:
+                shutil.copy2(src, dest / name)
+            return None
+        with tempfile.TemporaryDirectory(prefix="offload-ls-stage-") as tmp:
+            named = []
+            for src, name in files:
+                link = Path(tmp) / name
+                link.symlink_to(src.resolve())
+                named.append(str(link))
+            return await run_async([*self._ssh_base("scp"), "-q", "-p", "--", *named,
+                                    f"{self.target.host}:{remote_dir}/"], timeout=timeout, cancel=cancel)
+
+
+async def stage(shell: Shell, entries: Sequence[Entry], *, timeout: float = 600.0,
+                cancel: CancelToken | None = None, progress: Progress | None = None) -> Staged:
+    """Put the bundle made of ``entries`` on the target (see the module's docstring).
+
+    Raises:
+        TargetError: the target cannot be reached, its work dir cannot be made, or a copy
+            failed (the message says what to check).
+    """
+    say = progress or (lambda m: None)
+    t = shell.target
+    bid = bundle_id(entries)
+    work = os.path.expanduser(t.work_dir) if shell.local else _home_relative(t.work_dir)
+    objects = sorted({e.sha256 for e in entries if not e.link})
+    say(f"checking {t.describe()}")
+    probe = await shell.run(["sh", "-c", _PROBE, "sh", work, bid, *objects], timeout=timeout, cancel=cancel)
+    _raise_unless_ok(shell, probe, f"could not prepare the work dir {t.work_dir}")
+    info = _probe_info(probe.stdout)
+    staged = Staged(bid, f"{info['workdir']}/bundles/{bid}", info["workdir"], glibc=info["glibc"],
+                    gpu_archs=info["gpus"])
+    if info["complete"]:
+        staged.reused_files = len(objects)
+        say(f"bundle {bid} is already on {t.describe()}")
+        return staged
+    missing = set(info["missing"])
+    sources = {e.sha256: e for e in entries if not e.link}
+    send = [(sources[h].source, h) for h in sorted(missing)]
+    staged.copied_files = len(send)
+    staged.copied_bytes = sum(sources[h].size for h in missing)
+    staged.reused_files = len(objects) - len(send)
+    incoming = f".incoming-{os.getpid()}-{bid[:8]}" if send else ""
+    if send:
+        from offload_ls.toolchain.transfer_plan import human_bytes
+
+        say(f"copying {len(send)} file(s), {human_bytes(staged.copied_bytes)}, to {t.describe()} "
+            f"({staged.reused_files} already there)")
+        mk = await shell.run(["mkdir", "-p", "--", f"{staged.work_dir}/objects/{incoming}"], timeout=timeout,
+                             cancel=cancel)
+        _raise_unless_ok(shell, mk, "could not make the incoming directory")
+        try:
+            up = await shell.upload(send, f"{staged.work_dir}/objects/{incoming}", timeout, cancel)
+        except OSError as exc:
+            raise TargetError(f"copying the bundle to {staged.work_dir} failed: {exc}") from exc
+        if up is not None:
+            _raise_unless_ok(shell, up, f"copying the bundle to {t.host}:{staged.work_dir} failed")
+    words: list[str] = []
+    for e in entries:
+        words += ["l", e.path, e.link, "-"] if e.link else ["f", e.path, e.sha256, "x" if e.executable else "-"]
+    done = await shell.run(["sh", "-c", _MATERIALIZE, "sh", staged.work_dir, bid, incoming, *words],
+                           timeout=timeout, cancel=cancel)
+    _raise_unless_ok(shell, done, "could not assemble the bundle on the target")
+    return staged
+
+
+def _home_relative(work_dir: str) -> str:
+    """A work dir for a command that ssh starts in the home directory: ``~/x`` -> ``x``
+    (a quoted ``~`` is not expanded)."""
+    if work_dir == "~":
+        return "."
+    return work_dir[2:] if work_dir.startswith("~/") else work_dir
+
+
+def _probe_info(text: str) -> dict:
+    info: dict = {"workdir": "", "glibc": "", "gpus": [], "complete": False, "missing": []}
+    for line in text.splitlines():
+        key, _, value = line.partition(" ")
+        if key == "workdir":
+            info["workdir"] = value.strip()
+        elif key == "glibc":
+            info["glibc"] = value.strip().rpartition(" ")[2]
+        elif key == "gpu":
+            major, _, minor = value.strip().partition(".")
+            if major.isdigit() and minor.isdigit():
+                info["gpus"].append(f"sm_{major}{minor}")
+        elif key == "complete":
+            info["complete"] = True
+        elif key == "missing":
+            info["missing"].append(value.strip())
+    if not info["workdir"]:
+        raise TargetError(f"the target did not say where its work dir is (its answer: {text.strip()[:200]!r})")
+    return info
+
+
+def _raise_unless_ok(shell: Shell, done: Completed, what: str) -> None:
+    """Raise :class:`TargetError` for a failed staging step, saying why."""
+    if done.ok:
+        return
+    why = shell.unreachable(done)
+    if why:
+        raise TargetError(why)
+    if done.timed_out:
+        raise TargetError(f"{what}: no answer within the time limit")
+    if done.cancelled:
+        raise TargetError(f"{what}: cancelled")
+    detail = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+    raise TargetError(f"{what}: {detail[0]}")
+
+
+def glibc_needed(paths: Sequence[Path]) -> str:
+    """The newest ``GLIBC_2.N`` symbol version the given ELF files ask for (``"2.34"``), or
+    "" when none does. The version-need strings sit in ``.dynstr`` (the ELF gABI's symbol
+    versioning; what ``objdump -T`` lists)."""
+    best = (0, 0)
+    for p in paths:
+        try:
+            data = p.read_bytes()
+        except OSError:
+            continue
+        for m in re.finditer(rb"GLIBC_2\.(\d+)(?:\.(\d+))?\x00", data):
+            v = (2, int(m.group(1)))
+            if v > best:
+                best = v
+    return f"{best[0]}.{best[1]}" if best != (0, 0) else ""
+
+
+def version_tuple(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
+
+
+def check_glibc(bundle: Path, target_glibc: str, where: str) -> None:
+    """Raise :class:`TargetError` when the bundle's binary or libraries need a newer glibc
+    than the target's (they would fail to load there with "version `GLIBC_2.N' not found")."""
+    if not target_glibc:
+        return
+    files = [p for p in bundle.rglob("*") if p.is_file() and not p.is_symlink() and p.name != "run"]
+    need = glibc_needed(files)
+    if need and version_tuple(need) > version_tuple(target_glibc):
+        raise TargetError(f"the bundle needs glibc {need} but {where} has {target_glibc}: build on a machine with "
+                          f"glibc <= {target_glibc} (the login node, or a container of the cluster's OS)")
+
+
+async def run_over_ssh(shell: Shell, staged: Staged, program_args: Sequence[str], env: dict[str, str], *,
+                       timeout: float, cancel: CancelToken | None,
+                       on_stdout: Callable[[str], None] | None = None,
+                       on_stderr: Callable[[str], None] | None = None) -> Completed:
+    """Run the staged bundle on an ssh target with ``env``; a cancelled or timed-out run is
+    also killed on the target (ssh without a terminal does not stop the remote program)."""
+    pid_file = f"{staged.bundle_dir}/.offload-ls/pid-{os.getpid()}-{id(staged):x}"
+    words = [f"{k}={v}" for k, v in sorted(env.items())]
+    done = await shell.run(["sh", "-c", _RUN, "sh", staged.bundle_dir, pid_file, *words, "./run", *program_args],
+                           timeout=timeout, cancel=cancel, on_stdout=on_stdout, on_stderr=on_stderr)
+    if done.cancelled or done.timed_out:
+        await shell.run(["sh", "-c", _KILL, "sh", pid_file], timeout=30.0)
+    return done

@@ -1,0 +1,331 @@
+"""Run a staged bundle as a Slurm batch job: check the partition, ``sbatch``, follow the
+job with ``squeue`` (state, elapsed time, pending reason) while streaming its output
+files, ``scancel`` on cancel or time-out, and read the end state from ``sacct`` or, when
+accounting is off, ``scontrol show job``.
+
+Commands and fields are those of Slurm's man pages (sbatch(1) ``--parsable``/``--chdir``/
+``--export``/``--no-requeue``, squeue(1) ``-o %T %M %R %N``, sinfo(1) ``-N -o %N %G %T``,
+scontrol(1) ``show job -o``, sacct(1) ``-X -P -o State,ExitCode``); tested against Debian's
+slurm-wlm 22.05 (tests/gpu/test_remote.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from offload_ls.gpu.remote import Shell, Staged
+from offload_ls.gpu.targets import TargetError, arch_of_gres
+from offload_ls.toolchain.process import MAX_CAPTURE, CancelToken
+
+Progress = Callable[[str], None]
+
+#: Job states after which a job never runs again (squeue(1) JOB STATE CODES).
+FINAL_STATES = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY", "PREEMPTED",
+                "BOOT_FAIL", "DEADLINE", "SPECIAL_EXIT", "REVOKED"}
+
+#: Node states (sinfo ``%T``) in which a node takes no new job.
+_DOWN = ("down", "drain", "drained", "draining", "fail", "failing", "future", "inval", "maint", "not_responding",
+         "power_down", "powered_down", "unknown")
+
+#: One poll: the job's line from squeue, then both output files from their offsets, each
+#: after a boundary line. Arguments: job id, boundary, stdout path, offset, stderr path, offset.
+_POLL = r"""
+squeue -h -j "$1" -o '%T|%M|%R|%N' 2>/dev/null
+echo "$2"
+tail -c +"$4" -- "$3" 2>/dev/null
+echo
+echo "$2"
+tail -c +"$6" -- "$5" 2>/dev/null
+echo
+"""
+
+
+@dataclass
+class Partition:
+    """What ``sinfo`` says of a partition: its nodes' states and GPU archs."""
+
+    name: str
+    nodes: dict[str, str] = field(default_factory=dict)
+    archs: list[str] = field(default_factory=list)
+    gres: list[str] = field(default_factory=list)
+
+    @property
+    def usable(self) -> list[str]:
+        return [n for n, s in self.nodes.items() if not any(s.lower().rstrip("*~#!%$@^-").startswith(d) for d in _DOWN)
+                and not s.endswith("*")]
+
+
+@dataclass
+class JobResult:
+    """How a job ended. ``state``: Slurm's final state; ``exit_status``: the program's exit
+    status (negative: killed by that signal; ``None``: unknown); ``problems``: sentences."""
+
+    job_id: str
+    state: str = ""
+    exit_status: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    seconds: float = 0.0
+    queued_seconds: float = 0.0
+    node: str = ""
+    cancelled: bool = False
+    timed_out: bool = False
+    problems: list[str] = field(default_factory=list)
+
+
+async def partition_info(shell: Shell, partition: str, timeout: float = 60.0) -> Partition:
+    """The nodes of ``partition`` (the default one when "") with their states and GRES.
+
+    Raises:
+        TargetError: sinfo is missing or fails, or the partition does not exist.
+    """
+    argv = ["sinfo", "-h", "-N", "-o", "%N|%G|%T|%P"]
+    if partition:
+        argv += ["-p", partition]
+    done = await shell.run(argv, timeout=timeout)
+    why = shell.unreachable(done)
+    if why:
+        raise TargetError(why)
+    if not done.ok:
+        raise TargetError(f"sinfo failed on {shell.target.describe()}: "
+                          f"{(done.stderr.strip() or f'exit status {done.returncode}').splitlines()[-1]}; "
+                          f"is Slurm installed and slurmctld reachable there?")
+    part = Partition(partition)
+    for line in done.stdout.splitlines():
+        bits = line.strip().split("|")
+        if len(bits) < 4:
+            continue
+        node, gres, state, pname = bits[:4]
+        if not partition and not pname.endswith("*"):
+            continue  # the default partition is marked with '*'
+        part.name = pname.rstrip("*")
+        part.nodes[node] = state
+        if gres and gres != "(null)":
+            part.gres.append(gres)
+            part.archs += [a for a in arch_of_gres(gres) if a not in part.archs]
+    if not part.nodes:
+        raise TargetError(f"Slurm knows no partition {partition!r}" if partition else
+                          "Slurm has no default partition: set `partition` in the run target")
+    return part
+
+
+def check_partition(part: Partition, image_archs: Sequence[str], configured_arch: str, wants_gpu: bool) -> list[str]:
+    """Errors that make a job pointless before it is queued: no node up, or GPUs of another
+    arch than the bundle's GPU image (which would fail with "no usable device").
+
+    Returns:
+        sentences (empty: go ahead)."""
+    problems = []
+    if not part.usable:
+        states = ", ".join(f"{n}: {s}" for n, s in sorted(part.nodes.items()))
+        problems.append(f"partition {part.name} has no node that can take a job ({states}); see `sinfo -R` "
+                        f"for why, or choose another partition")
+    archs = part.archs or ([configured_arch] if configured_arch else [])
+    if wants_gpu and image_archs and archs and not set(image_archs) & set(archs):
+        problems.append(f"the bundle's GPU image is for {', '.join(image_archs)} but partition {part.name}'s GPUs "
+                        f"are {', '.join(archs)}: rebuild with --arch {archs[0]} (or set gpuArch)")
+    return problems
+
+
+def sbatch_argv(shell: Shell, staged: Staged, job_name: str, env: dict[str, str], program_args: Sequence[str]
+                ) -> list[str]:
+    """The ``sbatch`` command for the staged bundle (output files under its
+    ``.offload-ls/``; no requeue, so a node failure ends the job instead of restarting it)."""
+    t = shell.target
+    meta = f"{staged.bundle_dir}/.offload-ls"
+    export = ",".join(["ALL", *(f"{k}={v}" for k, v in sorted(env.items()))])
+    argv = ["sbatch", "--parsable", f"--job-name={job_name}", "--no-requeue", f"--chdir={staged.bundle_dir}",
+            f"--output={meta}/job-%j.out", f"--error={meta}/job-%j.err", f"--export={export}"]
+    if t.partition:
+        argv.append(f"--partition={t.partition}")
+    if t.account:
+        argv.append(f"--account={t.account}")
+    if t.gres:
+        argv.append(f"--gres={t.gres}")
+    elif t.gpus is not None:
+        argv.append(f"--gpus={t.gpus}")
+    if t.time_limit:
+        argv.append(f"--time={t.time_limit}")
+    argv += list(t.sbatch_options)
+    return [*argv, f"{meta}/job.sh", *program_args]
+
+
+async def submit(shell: Shell, argv: Sequence[str], timeout: float = 60.0) -> str:
+    """Submit; the job id.
+
+    Raises:
+        TargetError: sbatch refused the job (its message, e.g. an unknown partition or
+            account, is kept)."""
+    done = await shell.run(argv, timeout=timeout)
+    why = shell.unreachable(done)
+    if why:
+        raise TargetError(why)
+    job = done.stdout.strip().split(";")[0]
+    if not done.ok or not job.isdigit():
+        msg = (done.stderr.strip() or done.stdout.strip() or f"exit status {done.returncode}").splitlines()[-1]
+        raise TargetError(f"sbatch refused the job: {msg}")
+    return job
+
+
+class _Follower:
+    """Reads what a job wrote since the last poll, line by line."""
+
+    def __init__(self, path: str, on_line: Callable[[str], None] | None) -> None:
+        self.path = path
+        self.offset = 0  # bytes consumed
+        self.pending = ""
+        self.kept: list[str] = []
+        self.kept_bytes = 0
+        self.dropped = 0
+        self.on_line = on_line
+
+    def feed(self, chunk: str, final: bool) -> None:
+        text = self.pending + chunk
+        if final:
+            lines, self.pending = text.split("\n"), ""
+            if lines and lines[-1] == "":
+                lines.pop()
+        else:
+            *lines, self.pending = text.split("\n")
+        self.offset += len(chunk.encode("utf-8", "surrogateescape"))
+        for line in lines:
+            if self.kept_bytes < MAX_CAPTURE:
+                self.kept.append(line)
+                self.kept_bytes += len(line) + 1
+            else:
+                self.dropped += len(line) + 1
+            if self.on_line:
+                self.on_line(line)
+
+    def text(self) -> str:
+        out = "\n".join(self.kept) + ("\n" if self.kept else "")
+        return out + (f"[{self.dropped} more bytes not kept]\n" if self.dropped else "")
+
+
+async def follow(shell: Shell, job: str, staged: Staged, *, run_timeout: float, cancel: CancelToken | None,
+                 progress: Progress | None = None, on_stdout: Callable[[str], None] | None = None,
+                 on_stderr: Callable[[str], None] | None = None, poll_s: float = 1.0) -> JobResult:
+    """Follow job ``job`` to its end: ``$/progress``-style messages with its state, the
+    pending reason and elapsed time while it waits; its output as it is written; ``scancel``
+    when ``cancel`` fires, when it waited longer than the target's ``queue_timeout_s`` or
+    ran longer than ``run_timeout`` seconds. Never raises for the job's own failures: they
+    are in :attr:`JobResult.problems`."""
+    say = progress or (lambda m: None)
+    meta = f"{staged.bundle_dir}/.offload-ls"
+    out = _Follower(f"{meta}/job-{job}.out", on_stdout)
+    err = _Follower(f"{meta}/job-{job}.err", on_stderr)
+    result = JobResult(job)
+    start = time.monotonic()
+    running_since: float | None = None
+    last_state = ""
+    boundary = f"--offload-ls-{secrets.token_hex(8)}--"
+    misses = 0
+    while True:
+        done = await shell.run(["sh", "-c", _POLL, "sh", job, boundary, out.path, str(out.offset + 1), err.path,
+                                str(err.offset + 1)], timeout=60.0)
+        if not done.ok:
+            misses += 1
+            why = shell.unreachable(done) or (done.stderr.strip() or "no answer")
+            if misses >= 5:
+                result.problems.append(f"lost contact with {shell.target.describe()} while following job {job} "
+                                       f"({why}); the job may still run: `squeue -j {job}`, `scancel {job}`")
+                return result
+            await asyncio.sleep(poll_s)
+            continue
+        misses = 0
+        head, _, rest = done.stdout.partition(boundary + "\n")
+        chunk_out, _, chunk_err = rest.partition(boundary + "\n")
+        line = head.strip().splitlines()[0] if head.strip() else ""
+        state, elapsed, reason, node = (line.split("|") + ["", "", "", ""])[:4] if line else ("", "", "", "")
+        final = not line or state in FINAL_STATES
+        # `echo` after each tail: drop that one newline (the file's own text is before it)
+        out.feed(chunk_out[:-1] if chunk_out.endswith("\n") else chunk_out, final)
+        err.feed(chunk_err[:-1] if chunk_err.endswith("\n") else chunk_err, final)
+        reason = "" if reason in ("(None)", "None") else reason.strip("()")
+        if node:
+            result.node = node
+        if state == "RUNNING" and running_since is None:
+            running_since = time.monotonic()
+            result.queued_seconds = running_since - start
+        if state and state != last_state or state == "PENDING":
+            say(f"job {job} {state.lower()}" + (f" ({reason})" if state == "PENDING" and reason else "")
+                + (f" on {node}" if state == "RUNNING" and node else "") + (f", {elapsed}" if elapsed else ""))
+            last_state = state
+        if final:
+            break
+        now = time.monotonic()
+        if cancel is not None and cancel.cancelled and not result.cancelled:
+            result.cancelled = True
+            await _scancel(shell, job)
+        elif running_since is None and now - start > shell.target.queue_timeout_s and not result.problems:
+            result.problems.append(f"job {job} waited {now - start:.0f} s in the queue ({reason or 'pending'}) and was "
+                                   f"cancelled; raise queue-timeout-s or choose a less busy partition")
+            await _scancel(shell, job)
+        elif running_since is not None and now - running_since > run_timeout and not result.timed_out:
+            result.timed_out = True
+            await _scancel(shell, job)
+        await asyncio.sleep(poll_s)
+    result.seconds = time.monotonic() - (running_since or start)
+    await _final_state(shell, result)
+    result.stdout, result.stderr = out.text(), err.text()
+    _explain(result, run_timeout)
+    return result
+
+
+async def _scancel(shell: Shell, job: str) -> None:
+    await shell.run(["scancel", job], timeout=30.0)
+
+
+async def _final_state(shell: Shell, result: JobResult) -> None:
+    """Fill ``state`` and ``exit_status`` from sacct, or scontrol when accounting is off."""
+    job = result.job_id
+    for _ in range(10):
+        done = await shell.run(["sacct", "-n", "-X", "-P", "-j", job, "-o", "State,ExitCode"], timeout=30.0)
+        line = done.stdout.strip().splitlines()[0] if done.ok and done.stdout.strip() else ""
+        if line:
+            state, _, code = line.partition("|")
+            _set_exit(result, state.split()[0], code)
+            return
+        done = await shell.run(["scontrol", "show", "job", "-o", job], timeout=30.0)
+        fields = dict(re.findall(r"(\w+)=(\S*)", done.stdout)) if done.ok else {}
+        if fields.get("JobState"):
+            _set_exit(result, fields["JobState"], fields.get("ExitCode", ""))
+            if fields.get("NodeList") and fields["NodeList"] != "(null)":
+                result.node = fields["NodeList"]
+            if fields["JobState"] in FINAL_STATES:
+                return
+        await asyncio.sleep(1.0)
+
+
+def _set_exit(result: JobResult, state: str, code: str) -> None:
+    result.state = state
+    status, _, signal = code.partition(":")
+    if status.isdigit():
+        result.exit_status = -int(signal) if signal.isdigit() and int(signal) else int(status)
+
+
+def _explain(result: JobResult, run_timeout: float) -> None:
+    """Sentences for the ways a job ends that the program's own output does not explain."""
+    job, state = result.job_id, result.state
+    if state == "CANCELLED" and not result.cancelled and not result.timed_out and not result.problems:
+        result.problems.append(f"job {job} was cancelled by someone else (scancel or an administrator)")
+    elif state == "TIMEOUT":
+        result.timed_out = True
+        result.problems.append(f"job {job} reached its Slurm time limit and was killed: raise `time-limit`")
+    elif result.timed_out:
+        result.problems.append(f"job {job} ran longer than the run timeout ({run_timeout:g} s) and was cancelled")
+    elif state == "NODE_FAIL":
+        result.problems.append(f"the node {result.node or '?'} failed while job {job} ran (NODE_FAIL: its slurmd "
+                               f"stopped answering); run again, and see `sinfo -R` for the node")
+    elif state == "OUT_OF_MEMORY":
+        result.problems.append(f"job {job} ran out of memory: ask for more with sbatch-options = [\"--mem=...\"]")
+    elif state in ("PREEMPTED", "BOOT_FAIL", "DEADLINE", "REVOKED"):
+        result.problems.append(f"job {job} ended as {state} before the program finished; run again")
+    elif not state:
+        result.problems.append(f"Slurm no longer knows job {job} and no end state could be read (is accounting "
+                               f"off and MinJobAge short?); its output is in {result.node or 'the work dir'}")
