@@ -31,3 +31,24 @@ def pytest_sessionfinish(session, exitstatus):
         print("\nOFFLOAD_LS_REQUIRE_TOOLCHAIN/_REMOTE=1 but these required tests were skipped:")
         for nodeid in _skipped_required:
             print(f"  {nodeid}")
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory):
+    """A real Slurm cluster and sshd on localhost (tests/gpu/local_cluster.py), for the
+    session; skipped (a failure with OFFLOAD_LS_REQUIRE_REMOTE=1) where they cannot start.
+    ``SLURM_CONF`` points at it meanwhile, as /etc/slurm does for a cluster's users."""
+    from local_cluster import LocalCluster, missing_reason
+
+    why = missing_reason()
+    if why:
+        pytest.skip(why)
+    c = LocalCluster(tmp_path_factory.mktemp("cluster"))
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SLURM_CONF", str(c.conf))
+    try:
+        c.start()
+        yield c
+    finally:
+        c.stop()
+        mp.undo()

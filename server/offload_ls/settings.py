@@ -51,6 +51,12 @@ class Settings:
         deviceImage: ``gpu`` / ``host`` / ``both`` for builds (default: ``gpu`` with a GPU,
             else ``host``).
         compileTimeoutS / runTimeoutS: seconds before a compile pass / a run is killed.
+        runTarget: the run target "Run on GPU" uses: ``local``, or the name of a table of
+            ``runTargets`` or of Cargo.toml's ``[package.metadata.offload-ls.run-targets]``
+            (default: Cargo.toml's ``run-target``, else ``local``; docs/remote.md).
+        runTargets: name -> target table (``kind`` ``ssh``/``slurm``, ``host``, ``workDir``,
+            ``partition``, ``gpus``, ...), validated when used (gpu/targets.py); they
+            override Cargo.toml's tables of the same name.
     """
 
     rules: dict[str, Level] = attrs.field(factory=dict)
@@ -70,6 +76,8 @@ class Settings:
         attrs.validators.in_(("gpu", "host", "both"))))
     compileTimeoutS: float = attrs.field(default=300.0, validator=attrs.validators.gt(0))
     runTimeoutS: float = attrs.field(default=300.0, validator=attrs.validators.gt(0))
+    runTarget: str | None = None
+    runTargets: dict[str, dict] = attrs.field(factory=dict)
 
     def trusts(self, path) -> bool:
         """True if ``path`` (a crate directory or file) lies in a trusted workspace folder."""

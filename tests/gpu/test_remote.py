@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from local_cluster import LocalCluster, missing_reason
+from local_cluster import LocalCluster
 
 from offload_ls.gpu.bundle import make_bundle
 from offload_ls.gpu.launch import run_binary
@@ -27,22 +27,6 @@ from offload_ls.workflow import build_crate
 pytestmark = [pytest.mark.remote, pytest.mark.toolchain]
 
 FIXTURE = Path(__file__).parent / "fixtures" / "remote-job"
-
-
-@pytest.fixture(scope="session")
-def cluster(tmp_path_factory):
-    why = missing_reason()
-    if why:
-        pytest.skip(why)
-    c = LocalCluster(tmp_path_factory.mktemp("cluster"))
-    mp = pytest.MonkeyPatch()
-    mp.setenv("SLURM_CONF", str(c.conf))  # what a user of this machine's Slurm has in /etc/slurm
-    try:
-        c.start()
-        yield c
-    finally:
-        c.stop()
-        mp.undo()
 
 
 @pytest.fixture(scope="session")

@@ -57,7 +57,7 @@ async def test_command_arguments_a_bare_uri_and_errors_that_say_what_is_expected
         in str(bad.value)
     with pytest.raises(Exception) as typo:
         await _command(client, "offload-ls.run", [{"uri": uri, "device_image": "gpu"}])
-    assert 'unknown argument field(s) device_image; expected {"uri", "args", "device", "deviceImage"}' \
+    assert 'unknown argument field(s) device_image; expected {"uri", "args", "device", "deviceImage", "target"}' \
         in str(typo.value)
 
 
@@ -89,6 +89,46 @@ async def test_run_reports_launches_and_code_lenses_show_them(client, tmp_path):
     assert "last run: 1 launch, → 390.6 KiB ← 195.3 KiB, run " in " ".join(titles)
     report = await _command(client, "offload-ls.showRunReport", [{"uri": uri}])
     assert report["report"] == result["report"]
+
+
+@pytest.mark.toolchain
+@pytest.mark.remote
+async def test_run_on_a_slurm_target_from_settings_reports_the_job(client, cluster, tmp_path):
+    """"Run on GPU" with ``runTarget``/``runTargets``: staged, submitted with sbatch, the job's
+    state in $/progress, the same run report; an unknown target is refused by name."""
+    from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
+
+    if run_doctor(probe_gpus=False).pipeline == HOST_ONLY:
+        pytest.skip("needs the offload toolchain")
+    crate = tmp_path / "remote-job"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "gpu" / "fixtures" / "remote-job", crate,
+                    ignore=shutil.ignore_patterns("target"))
+    settings = {"trustedWorkspaces": [str(crate)], "checkOnSave": False, "deviceImage": "host",
+                "runTarget": "cluster",
+                "runTargets": {"cluster": {"kind": "slurm", "workDir": str(tmp_path / "work"), "partition": "gpu",
+                                           "gpus": 1, "timeLimit": "5"},
+                               "broken": {"kind": "slurm", "partition": "gpu; rm -rf ~"}}}
+    client.set_configuration(settings, section="offload-ls")
+    caps = capabilities(["utf-16"])
+    caps.window = types.WindowClientCapabilities(work_done_progress=True)
+    await client.initialize_session(types.InitializeParams(
+        capabilities=caps, root_uri=crate.as_uri(), initialization_options=settings,
+        workspace_folders=[types.WorkspaceFolder(uri=crate.as_uri(), name=crate.name)]))
+    uri = (crate / "src" / "main.rs").as_uri()
+    result = await _command(client, "offload-ls.run", [{"uri": uri, "args": ["fail", "6"]}])
+    assert result["exitStatus"] == 6 and result["ok"] is False
+    assert [(l["kernel"], l["h2dBytes"], l["d2hBytes"]) for l in result["launches"]] == [("double", 16408, 16384)]
+    assert "the program exited with status 6" in result["problems"]
+    reports = [v.message for values in client.progress_reports.values() for v in values
+               if getattr(v, "message", None)]
+    assert any(m.startswith("submitted job ") for m in reports), reports
+    assert any(m.startswith("job ") and " running on " in m for m in reports), reports
+    await wait_for(lambda: any(m.message == "[run stdout] OK double: 4096" for m in client.log_messages),
+                   "streamed job output")
+    bad = await _command(client, "offload-ls.run", [{"uri": uri, "target": "broken"}])
+    assert bad["ok"] is False and "`partition` = 'gpu; rm -rf ~': expected a partition name" in bad["error"]
+    none = await _command(client, "offload-ls.run", [{"uri": uri, "target": "nope"}])
+    assert "no run target named 'nope'; defined: local, broken, cluster" in none["error"]
 
 
 async def _init_with_view(client, root: Path, view: bool):

@@ -39,7 +39,7 @@ return {
       -- Unset keys take the server's defaults: maxFileBytes, rustc, cargo, gpuTarget
       -- ("nvptx64-nvidia-cuda" | "amdgcn-amd-amdhsa"), gpuArch ("sm_90", "gfx90a", ..),
       -- device (OpenMP device number), deviceImage ("gpu" | "host" | "both"),
-      -- compileTimeoutS, runTimeoutS.
+      -- compileTimeoutS, runTimeoutS, runTarget, runTargets (docs/remote.md).
     },
   },
   -- Send the settings at `initialize` too, so the first diagnostics already use them

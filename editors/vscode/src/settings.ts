@@ -29,6 +29,8 @@ export const SERVER_KEYS: readonly string[] = [
   "deviceImage",
   "compileTimeoutS",
   "runTimeoutS",
+  "runTarget",
+  "runTargets",
 ];
 
 /** Settings of the extension itself (under `offload-ls.`); never sent to the server. */

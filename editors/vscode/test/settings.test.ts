@@ -36,6 +36,8 @@ test("package.json defaults become the flat settings object, untrusted", () => {
     deviceImage: null,
     compileTimeoutS: 300,
     runTimeoutS: 300,
+    runTarget: null,
+    runTargets: {},
     trustedWorkspaces: [],
   });
 });

@@ -30,12 +30,14 @@ from lsprotocol import types
 
 from offload_ls.gpu.launch import RunReport
 from offload_ls.gpu.resources import KernelResources
+from offload_ls.gpu.targets import RunTarget, choose_target
 from offload_ls.lsp import assembly
 from offload_ls.lsp.documents import uri_path
 from offload_ls.lsp.positions import to_range
 from offload_ls.toolchain.doctor import HOST_ONLY
 from offload_ls.toolchain.process import CancelToken
 from offload_ls.toolchain.transfer_plan import human_bytes
+from offload_ls.workspace.cargo import load_run_targets
 
 if TYPE_CHECKING:
     from offload_ls.lsp.server import OffloadLanguageServer
@@ -56,12 +58,14 @@ class BuildArgs:
 
 @attrs.define
 class RunArgs:
-    """Arguments of ``offload-ls.run``: a URI, program arguments, OpenMP device, images."""
+    """Arguments of ``offload-ls.run``: a URI, program arguments, OpenMP device, images, and
+    the run target's name (default: the ``runTarget`` setting, then Cargo.toml's)."""
 
     uri: str
     args: list[str] = attrs.field(factory=list)
     device: int | None = None
     deviceImage: str | None = None
+    target: str | None = None
 
 
 @attrs.define
@@ -217,14 +221,18 @@ class GpuCommands:
             return send
 
         def work(manifest, report, cancel, say):
+            target = run_target(manifest, s, args.target)  # TargetError: refused with its message
             image = args.deviceImage or s.deviceImage
-            if image is None and not report.gpus:
+            if target.remote:
+                image = image or "gpu"  # the GPU is on the target
+                say(f"running on {target.describe()} (run target {target.name})")
+            elif image is None and not report.gpus:
                 self.server.log("no GPU found: building with the host image (kernels run on the CPU through "
                                 "libomptarget's Virtual Host Device)", types.MessageType.Warning)
                 image = "host"
             return run_crate(manifest, report, args.args, device=args.device if args.device is not None else s.device,
                              device_image=image, timeout=s.runTimeoutS, cancel=cancel, progress=say,
-                             on_stdout=out(manifest, "stdout"), on_stderr=out(manifest, "stderr"))
+                             on_stdout=out(manifest, "stdout"), on_stderr=out(manifest, "stderr"), target=target)
 
         outcome, manifest, token, refusal = await self.job(args.uri, "Run", "run failed", work)
         if outcome is None:
@@ -313,6 +321,20 @@ class GpuCommands:
                 warn = "\n\n⚠ spills registers to local memory" if r.spills else ""
                 return f"\n\n**Resources** (ptxas -v, last build): {r.summary()}{warn}"
         return None
+
+
+def run_target(manifest: Path, settings, name: str | None) -> RunTarget:
+    """The run target ``name`` (else the ``runTarget`` setting, else Cargo.toml's
+    ``run-target``) from the editor's ``runTargets`` over Cargo.toml's tables.
+
+    Raises:
+        TargetError: no such target, or its table is invalid (the message says which value)."""
+    found = load_run_targets(manifest)
+    for key, table in settings.runTargets.items():
+        found.tables[key] = (table, f"setting offload-ls.runTargets.{key}")
+    if settings.runTarget:
+        found.default, found.default_origin = settings.runTarget, "setting offload-ls.runTarget"
+    return choose_target(found, name)
 
 
 def report_json(rep: RunReport) -> dict:
