@@ -242,3 +242,16 @@ def test_cli_runs_on_a_target_named_in_cargo_toml(cluster, offload_report, tmp_p
     bad = subprocess.run([sys.executable, "-m", "offload_ls", "run", "--on", "nope", str(crate)],
                          capture_output=True, text=True, timeout=120, env=cluster.env)
     assert bad.returncode == 2 and "no run target named 'nope'; defined: local, cluster" in bad.stderr
+
+
+def test_bundling_the_same_binary_again_rewrites_nothing(job_bundle, tmp_path):
+    directory, _ = job_bundle
+    exe = next(p for p in directory.iterdir() if p.is_file() and os.access(p, os.X_OK) and p.name != "run")
+    lib = next((directory / "lib").glob("libomptarget*"))
+    before = (lib.stat().st_mtime_ns, lib.stat().st_ino)
+    again = make_bundle(exe, directory)  # the bundle's own binary: same size and mtime
+    assert again.directory == directory and (lib.stat().st_mtime_ns, lib.stat().st_ino) == before
+    other = tmp_path / "exe"
+    shutil.copy(exe, other)  # a new binary (new mtime): bundled afresh
+    rebuilt = make_bundle(other, tmp_path / "b2")
+    assert (rebuilt.directory / "exe").exists() and rebuilt.libraries

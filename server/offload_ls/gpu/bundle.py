@@ -24,6 +24,10 @@ from offload_ls.toolchain.process import run
 #: the GPU driver (must match the node's kernel module).
 EXCLUDED = re.compile(r"^(libc|libm|libpthread|libdl|librt|libutil|ld-linux[^/]*|libcuda|libnvidia-[^/]*)\.so")
 
+#: A bundle's cache of its files' hashes, written by gpu/remote.py when it is staged
+#: (``{path: [size, mtime_ns, sha256]}``): an unchanged bundle is not hashed again.
+HASH_CACHE = ".offload-ls-sha256.json"
+
 RUN_SCRIPT = """#!/bin/sh
 # Runs {name} with the offload runtime bundled beside it (made by offload-ls build --bundle).
 # libomptarget's CUDA plugin dlopen()s "libcuda.so"; driver-only installs often have just
@@ -97,10 +101,13 @@ def make_bundle(exe: Path, directory: Path, overwrite: bool = False) -> Bundle:
     if marker.exists():
         ours = set(marker.read_text().splitlines()[1:])
         extra = sorted(str(p.relative_to(directory)) for p in directory.rglob("*")
-                       if p != marker and (p.is_file() or p.is_symlink()) and str(p.relative_to(directory)) not in ours)
+                       if p != marker and p.name != HASH_CACHE and (p.is_file() or p.is_symlink())
+                       and str(p.relative_to(directory)) not in ours)
         if extra and not overwrite:
             raise BundleError(f"{directory} holds files offload-ls did not write ({', '.join(extra[:3])}"
                               f"{', ...' if len(extra) > 3 else ''}); move them or choose another directory")
+    if not overwrite and _up_to_date(directory, exe, marker):
+        return _existing(directory, exe)
     libs = ldd_closure(exe)
     if directory.exists() and marker.exists():
         shutil.rmtree(directory)
@@ -124,3 +131,25 @@ def make_bundle(exe: Path, directory: Path, overwrite: bool = False) -> Bundle:
                      if p != marker and (p.is_file() or p.is_symlink()))
     marker.write_text("made by offload-ls build --bundle\n" + "\n".join(written) + "\n")
     return bundle
+
+
+def _up_to_date(directory: Path, exe: Path, marker: Path) -> bool:
+    """Is ``directory`` a bundle offload-ls made of this very binary (same size and
+    modification time: ``copy2`` keeps it) with all its files still there?"""
+    if not marker.exists():
+        return False
+    copy = directory / exe.name
+    try:
+        a, b = exe.stat(), copy.stat()
+    except OSError:
+        return False
+    if (a.st_size, a.st_mtime_ns) != (b.st_size, b.st_mtime_ns):
+        return False
+    listed = marker.read_text().splitlines()[1:]
+    return bool(listed) and all((directory / rel).exists() or (directory / rel).is_symlink() for rel in listed)
+
+
+def _existing(directory: Path, exe: Path) -> Bundle:
+    libs = sorted(p.name for p in (directory / "lib").iterdir()) if (directory / "lib").is_dir() else []
+    size = sum(f.stat().st_size for f in directory.rglob("*") if f.is_file() and not f.is_symlink())
+    return Bundle(directory, directory / exe.name, libs, size)

@@ -15,6 +15,7 @@ interrupted copy never leaves a truncated object behind.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import shlex
@@ -24,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from offload_ls.gpu.bundle import HASH_CACHE
 from offload_ls.gpu.targets import RunTarget, TargetError
 from offload_ls.toolchain.process import CancelToken, Completed, run_async
 
@@ -142,16 +144,28 @@ def bundle_entries(directory: Path, extra: dict[str, bytes] | None = None, scrat
         TargetError: a file name that cannot be staged safely (spaces, shell characters).
     """
     out = []
+    known = _read_hashes(directory / HASH_CACHE)
+    hashes = {}
     for p in sorted(directory.rglob("*")):
         rel = p.relative_to(directory).as_posix()
-        if rel == ".offload-ls-bundle" or p.is_dir() and not p.is_symlink():
+        if rel in (".offload-ls-bundle", HASH_CACHE) or p.is_dir() and not p.is_symlink():
             continue
         if not _SAFE_REL.match(rel):
             raise TargetError(f"{p}: file names of a bundle must be letters, digits, '.', '_', '-', '+'")
         if p.is_symlink():
             out.append(Entry(rel, link=os.readlink(p)))
-        else:
-            out.append(Entry(rel, _sha256(p), os.access(p, os.X_OK), source=p, size=p.stat().st_size))
+            continue
+        st = p.stat()
+        stamp = [st.st_size, st.st_mtime_ns]
+        digest = known.get(rel, [None, None, None])
+        sha = digest[2] if digest[:2] == stamp else _sha256(p)
+        hashes[rel] = [*stamp, sha]
+        out.append(Entry(rel, sha, os.access(p, os.X_OK), source=p, size=st.st_size))
+    if hashes != known:
+        try:
+            (directory / HASH_CACHE).write_text(json.dumps(hashes))
+        except OSError:
+            pass  # a read-only bundle: hashed again next time
     for rel, data in sorted((extra or {}).items()):
         assert scratch is not None, "extra files need a scratch directory"
         path = scratch / rel.replace("/", "__")
@@ -159,6 +173,14 @@ def bundle_entries(directory: Path, extra: dict[str, bytes] | None = None, scrat
         path.chmod(0o755)
         out.append(Entry(rel, hashlib.sha256(data).hexdigest(), True, source=path, size=len(data)))
     return sorted(out, key=lambda e: e.path)
+
+
+def _read_hashes(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
 
 
 def _sha256(path: Path) -> str:
