@@ -8,7 +8,7 @@ import pytest
 from corpus_support import CORPUS, annotations, case_of, compare, load, reported
 
 ENTRIES = load()
-ECOSYSTEMS = ("offload", "offload-1.96", "rust-cuda", "rust-gpu", "cubecl", "krnl", "cuda-oxide")
+ECOSYSTEMS = ("offload", "offload-1.96", "rust-cuda", "rust-gpu", "cubecl", "krnl", "cuda-oxide", "ptx-kernel")
 
 
 #: Entries with a finding offload-ls is known to miss, and why (docs/rules/<rule>.md, "Limits").

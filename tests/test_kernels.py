@@ -116,9 +116,12 @@ MARKERS = [
         extern "amdgpu-kernel" fn q() {}
         extern "C" fn host() {}
         fn plain() {}
+        extern "gpu-kernel" fn g() {}
         """,
-        [("p", ABI, 'extern "ptx-kernel"', 'pub extern "ptx-kernel" fn p() {}', "{}"),
-         ("q", ABI, 'extern "amdgpu-kernel"', 'extern "amdgpu-kernel" fn q() {}', "{}")],
+        # "ptx-kernel" / "amdgpu-kernel": launched through the driver API (not offload's ABI)
+        [("p", Ecosystem.PTX_KERNEL, 'extern "ptx-kernel"', 'pub extern "ptx-kernel" fn p() {}', "{}"),
+         ("q", Ecosystem.PTX_KERNEL, 'extern "amdgpu-kernel"', 'extern "amdgpu-kernel" fn q() {}', "{}"),
+         ("g", ABI, 'extern "gpu-kernel"', 'extern "gpu-kernel" fn g() {}', "{}")],
         id="bare-kernel-abi",
     ),
     pytest.param(

@@ -238,8 +238,8 @@ def test_fixed_text_has_no_finding_left():
 @pytest.mark.parametrize(
     "src",
     [
-        'extern "gpu-kernel" fn k(z: *mut f32) {}',
-        'extern "gpu-kernel" fn k(z: *mut [f32]) {}',
+        '#[rustc_offload_kernel]\nextern "gpu-kernel" fn k(z: *mut f32) {}',
+        'extern "gpu-kernel" fn k(z: *mut [f32]) {}\nfn main() { core::intrinsics::offload(k, [1, 1, 1], [1, 1, 1], (z,)) }',
         "#[spirv(compute(threads(64)))]\npub fn k(z: *mut [f32; 4]) {}",
     ],
 )
@@ -248,6 +248,25 @@ def test_no_fix_where_length_unknown_or_not_offload(src):
     # rust-gpu: the runtime copies nothing by type; the binding decides what the kernel sees.
     (finding,) = findings_of(src, RULE)
     assert finding.fixes == ()
+
+
+@pytest.mark.parametrize("src", [
+    # a bare "gpu-kernel" fn in a crate that never uses offload: a HIP / Vulkan / cudarc host
+    # passes device addresses (Flakebi/game-of-life-rust-gpu's amdgpu kernels)
+    '#[unsafe(no_mangle)]\npub unsafe extern "gpu-kernel" fn k(out: *mut u32, n: u32) {}',
+    # "ptx-kernel" is never offload's ABI (cudarc examples/rust-kernel, cuda_min)
+    '#[unsafe(no_mangle)]\npub unsafe extern "ptx-kernel" fn k(out: *mut f32, x: *const f32) {}\n'
+    'fn main() { core::intrinsics::offload(other, [1, 1, 1], [1, 1, 1], ()) }',
+])
+def test_driver_launched_kernels_take_device_pointers(src):
+    assert lint(src, RULE) == []
+    assert lint(src, "unsafe_in_kernel") == []
+
+
+def test_bare_gpu_kernel_abi_is_offload_where_the_crate_launches_with_offload():
+    src = 'extern "gpu-kernel" fn k(z: *mut f32) {}\nfn main() { core::intrinsics::offload(k, [1, 1, 1], [1, 1, 1], (z,)) }'
+    (finding,) = findings_of(src, RULE)
+    assert "the offload runtime copies 4 bytes" in finding.message
 
 
 def test_default_level_and_configured_allow():

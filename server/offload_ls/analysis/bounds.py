@@ -661,10 +661,14 @@ class _Bounds:
             left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
             if op is None or left is None or right is None:
                 return None
-            if op.type == "+":
-                return _combine(self.of(left, sign, depth + 1), self.of(right, sign, depth + 1), _add)
-            if op.type == "-":
-                return _combine(self.of(left, sign, depth + 1), self.of(right, -sign, depth + 1), _sub)
+            if op.type in ("+", "-"):
+                found = _combine(self.of(left, sign, depth + 1),
+                                 self.of(right, sign if op.type == "+" else -sign, depth + 1),
+                                 _add if op.type == "+" else _sub)
+                if isinstance(found, dict) or sign == 0:
+                    return found
+                whole = self._guarded(node, canon(node), sign, depth)  # `(kk + tx) < k` guards `kk + tx`
+                return whole if whole is not None else found
             if op.type == "*":
                 lc, rc = _constant(strip(left), self.fold), _constant(strip(right), self.fold)
                 if lc is not None or rc is not None:
@@ -681,20 +685,9 @@ class _Bounds:
                 return found
         key = canon(node)
         if sign != 0:
-            found = self.lower.get(key) if sign < 0 else self.upper.get(key)
-            if found and key not in self._busy:
-                self._busy.add(key)
-                try:
-                    for g in found:
-                        if not self.holds_at(g, node):
-                            continue
-                        p = self.of(g.bound_node, sign, depth + 1) if g.bound_node is not None else \
-                            ({(g.bound.key,): 1} if g.bound.key else {})
-                        if isinstance(p, dict):
-                            adj = g.adj if g.bound_node is not None else g.bound.off
-                            return _add(p, {(): adj - 1} if sign > 0 else {(): adj})
-                finally:
-                    self._busy.discard(key)
+            guarded = self._guarded(node, key, sign, depth)
+            if guarded is not None:
+                return guarded
         if t == "if_expression" and sign > 0:
             return self._if_value(node, depth)
         thread = self.is_thread(node)
@@ -710,6 +703,26 @@ class _Bounds:
         if t not in ("identifier", "field_expression", "self", "scoped_identifier", "call_expression"):
             return UNKNOWN
         return {(key,): 1}
+
+    def _guarded(self, node: Node, key, sign: int, depth: int) -> Poly | None:
+        """The bound a guard on ``node`` itself gives (``(kk + tx) < k`` bounds ``kk + tx``),
+        else ``None``."""
+        found = self.lower.get(key) if sign < 0 else self.upper.get(key)
+        if not found or key in self._busy:
+            return None
+        self._busy.add(key)
+        try:
+            for g in found:
+                if not self.holds_at(g, node):
+                    continue
+                p = self.of(g.bound_node, sign, depth + 1) if g.bound_node is not None else \
+                    ({(g.bound.key,): 1} if g.bound.key else {})
+                if isinstance(p, dict):
+                    adj = g.adj if g.bound_node is not None else g.bound.off
+                    return _add(p, {(): adj - 1} if sign > 0 else {(): adj})
+        finally:
+            self._busy.discard(key)
+        return None
 
     def _if_value(self, node: Node, depth: int):
         """Largest value of ``if c { a } else { b }``: each branch's value under the

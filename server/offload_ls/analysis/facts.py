@@ -14,7 +14,7 @@ from offload_ls.analysis import shift
 from offload_ls.analysis.consts import fold
 from offload_ls.analysis.device_code import DeviceFn, device_graph
 from offload_ls.analysis.ecosystems import Profile, profile, resolve_kernel_attr
-from offload_ls.analysis.model import Ecosystem, Kernel, Launch, Span
+from offload_ls.analysis.model import Ecosystem, Kernel, Launch, Span, Transfer
 from offload_ls.analysis.std_names import HEAP_NAMES, HOST_ONLY_NAMES
 from offload_ls.analysis.suppress import CommentRec
 from offload_ls.analysis.units import ExternDecl, ExternParam, UnitSummary
@@ -26,7 +26,8 @@ DeviceInfo = tuple[tuple[int, str, str, int], ...]
 
 #: The position-free facts an analysis may take over from the previous one when every unit's
 #: exports and the crate view are the same (analysis/engine.py's fast path).
-CARRIED = ("semantic_core", "own_semantic_hash", "primary_ecosystem", "kernel_attr_ecosystem", "roots", "launched_names",
+CARRIED = ("semantic_core", "own_semantic_hash", "primary_ecosystem", "kernel_attr_ecosystem", "offload_evidence",
+           "roots", "launched_names",
            "any_cubecl", "all_cube_checked", "has_statics", "shared_statics", "defined", "defined_host",
            "shadowed", "shadowed_heap", "unsafe_names", "fn_names")
 
@@ -97,7 +98,23 @@ class FileFacts:
             eco = self.kernel_attr_ecosystem
             if eco is not Ecosystem.CUDA:
                 return shift.replace(k, ecosystem=eco)
+        if k.ecosystem is Ecosystem.GPU_KERNEL_ABI and not self.offload_evidence:
+            # a HIP / Vulkan / cudarc host launches it with device addresses: nothing is
+            # copied by the parameters' types
+            return shift.replace(k, ecosystem=Ecosystem.PTX_KERNEL,
+                                 params=tuple(shift.replace(p, transfer=Transfer.UNKNOWN) for p in k.params))
         return k
+
+    @cached_property
+    def offload_evidence(self) -> bool:
+        """Does the file or its crate use rustc offload (a ``#[rustc_offload_kernel]`` /
+        ``#[offload_kernel]`` kernel, or an ``offload``/``offload!`` launch)? A bare
+        ``extern "gpu-kernel"`` fn is an offload kernel only then; elsewhere its host (HIP,
+        Vulkan, cudarc: e.g. Flakebi/game-of-life-rust-gpu) passes device addresses."""
+        if self.launched_names or any(k.ecosystem is Ecosystem.OFFLOAD for s in self.summaries for k in s.kernels):
+            return True
+        return self.crate is not None and any(k.ecosystem is Ecosystem.OFFLOAD
+                                              for ks in self.crate.kernels.values() for k in ks)
 
     def unit_kernels(self, i: int) -> tuple[Kernel, ...]:
         """Kernels of unit ``i`` at its current offsets."""
@@ -127,8 +144,7 @@ class FileFacts:
         helper function that is not itself a kernel is judged by."""
         for s in self.summaries:
             if s.kernels:
-                eco = s.kernels[0].ecosystem
-                return self.kernel_attr_ecosystem if eco is Ecosystem.CUDA else eco
+                return self._resolved(s.kernels[0]).ecosystem
         return Ecosystem.OFFLOAD
 
     def profile_of(self, kernel: Kernel | None) -> Profile:
@@ -139,6 +155,8 @@ class FileFacts:
         eco = kernel.ecosystem
         if eco is Ecosystem.CUDA:
             eco = self.kernel_attr_ecosystem
+        elif eco is Ecosystem.GPU_KERNEL_ABI and not self.offload_evidence:
+            eco = Ecosystem.PTX_KERNEL
         return profile(eco)
 
     @cached_property

@@ -4,7 +4,8 @@ Markers (queries in grammars/rust/kernel_markers.scm and kernel_abi.scm):
 
 - rustc offload (rust-lang/rust #131513): ``#[offload_kernel]``, ``#[rustc_offload_kernel]``
   on ``extern "gpu-kernel" fn`` (also via ``#[cfg_attr(.., rustc_offload_kernel)]``);
-- a bare ``extern "gpu-kernel"`` / ``"ptx-kernel"`` / ``"amdgpu-kernel"`` fn;
+- a bare ``extern "gpu-kernel"`` fn (rustc offload's ABI), and a bare ``"ptx-kernel"`` /
+  ``"amdgpu-kernel"`` fn (a driver-launched kernel: ecosystems/ptx_kernel.py);
 - ``#[kernel]`` (Rust-CUDA ``cuda_std::kernel``, krnl, cuda-oxide);
 - rust-gpu ``#[spirv(compute(threads(..)))]``;
 - CubeCL ``#[cube(launch)]`` / ``#[cube(launch_unchecked)]``.
@@ -79,8 +80,11 @@ def kernels_from_captures(marker_caps: dict[str, list[Node]], abi_fns: list[Node
     for fn in abi_fns:
         if fn.start_byte in found:
             continue
-        abi = fn.child(0)
-        found[fn.start_byte] = _kernel(fn, Ecosystem.GPU_KERNEL_ABI, fn_abi(fn) or node_text(abi))
+        abi = fn_abi(fn) or node_text(fn.child(0))
+        # "gpu-kernel" is rustc offload's ABI; "ptx-kernel"/"amdgpu-kernel" kernels are
+        # launched through the driver API with device pointers (ecosystems/ptx_kernel.py)
+        ecosystem = Ecosystem.GPU_KERNEL_ABI if '"gpu-kernel"' in abi else Ecosystem.PTX_KERNEL
+        found[fn.start_byte] = _kernel(fn, ecosystem, abi)
     return sorted(found.values(), key=lambda k: k.span.start)
 
 

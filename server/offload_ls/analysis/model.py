@@ -22,7 +22,8 @@ class Ecosystem(str, enum.Enum):
     """How a kernel is marked, i.e. which compiler/runtime launches it."""
 
     OFFLOAD = "std-offload"          # rustc -Zoffload: #[offload_kernel], #[rustc_offload_kernel]
-    GPU_KERNEL_ABI = "gpu-kernel-abi"  # extern "gpu-kernel"/"ptx-kernel" fn, no attribute
+    GPU_KERNEL_ABI = "gpu-kernel-abi"  # extern "gpu-kernel" fn, no attribute (rustc offload's ABI)
+    PTX_KERNEL = "ptx-kernel"        # extern "ptx-kernel"/"amdgpu-kernel" fn: launched through the driver API
     CUDA = "rust-cuda"               # #[kernel] with cuda_std (Rust-CUDA)
     RUST_GPU = "rust-gpu"            # #[spirv(compute(threads(..)))]
     CUBECL = "cubecl"                # #[cube(launch)] / #[cube(launch_unchecked)]

@@ -71,6 +71,7 @@ while [ $# -ge 4 ]; do
   fi
 done
 touch -- "$tmp/.offload-ls-complete"
+if [ -e "bundles/$id/.offload-ls-complete" ]; then rm -rf -- "$tmp"; exit 0; fi  # a concurrent run made it
 rm -rf -- "bundles/$id"
 mv -- "$tmp" "bundles/$id" || exit 97
 """

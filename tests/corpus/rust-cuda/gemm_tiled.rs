@@ -89,3 +89,34 @@ pub unsafe fn sgemm_tiled_unchecked(m: usize, n: usize, k: usize, a: *const f32,
         *c.add(row * n + col) = acc;
     }
 }
+
+//@ case: correct
+// Tiled SGEMM loading its tiles with the column written inline: the load guard compares the
+// same `(tile + tx)` expression the index uses, and the row with the row count.
+#[kernel]
+pub unsafe fn sgemm_tiles_inline(a: &[f32], b: &[f32], c: *mut f32, m: usize, n: usize, k: usize) {
+    const T: usize = 16;
+    #[address_space(shared)]
+    static mut A_TILE: [f32; 256] = [0.0; 256];
+    #[address_space(shared)]
+    static mut B_TILE: [f32; 256] = [0.0; 256];
+    let tx = thread::thread_idx_x() as usize;
+    let ty = thread::thread_idx_y() as usize;
+    let row = thread::block_idx_y() as usize * T + ty;
+    let col = thread::block_idx_x() as usize * T + tx;
+    let mut acc = 0.0f32;
+    let mut tile = 0;
+    while tile < k {
+        A_TILE[ty * T + tx] = if row < m && (tile + tx) < k { a[row * k + (tile + tx)] } else { 0.0 };
+        B_TILE[ty * T + tx] = if col < n && (tile + ty) < k { b[(tile + ty) * n + col] } else { 0.0 };
+        thread::sync_threads();
+        for e in 0..T {
+            acc += A_TILE[ty * T + e] * B_TILE[e * T + tx];
+        }
+        thread::sync_threads();
+        tile += T;
+    }
+    if row < m && col < n {
+        *c.add(row * n + col) = acc;
+    }
+}

@@ -180,7 +180,7 @@ class Profile:
         return self.index_fns.get(name) or self.index_consts.get(name) or self.index_path_fns.get(name)
 
 
-_MODULES = ("offload", "rust_cuda", "rust_gpu", "cubecl", "krnl", "cuda_oxide")
+_MODULES = ("offload", "rust_cuda", "rust_gpu", "cubecl", "krnl", "cuda_oxide", "ptx_kernel")
 
 
 @cache

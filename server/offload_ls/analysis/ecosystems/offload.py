@@ -36,6 +36,7 @@ PROFILE = Profile(
     # library/core/src/offload/mod.rs (rust-lang/rust): `offload!` fills in
     # workgroup_dim = [1, 1, 1], thread_dim = [1, 1, 1], dyn_cache = 0 when absent
     launch_defaults={"offload!": ((1, 1, 1), (1, 1, 1))},
-    unchecked_index_methods=frozenset({"add", "offset", "get_unchecked", "get_unchecked_mut"}),
+    unchecked_index_methods=frozenset({"add", "offset", "wrapping_add", "wrapping_offset", "get_unchecked",
+                                       "get_unchecked_mut"}),
     source="rust-lang/rust tests/ui/offload, tests/run-make/offload, library/stdarch nvptx; docs/offload-notes.md",
 )

@@ -3,7 +3,8 @@
 The name is looked up (its last path segment, through ``use .. as ..`` renames) among the
 kernels and functions of the file and of the rest of its crate (analysis/crate_index.py);
 a similar name is suggested. A launch of rustc offload must name a function of the crate
-(the kernel is compiled from the same source). Other ecosystems compile kernels in their
+(the kernel is compiled from the same source) or one an ``extern`` block declares (the host
+side of a kernel compiled in the device pass, as rustc's codegen tests write it). Other ecosystems compile kernels in their
 own crate and load them at run time, so a name is reported there only when the crate
 defines kernels of that ecosystem at all (the kernel crate and the host crate are one),
 and a wgpu pipeline's ``entry_point: Some("name")`` only when the crate has rust-gpu
@@ -36,8 +37,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         if ctx.facts.kernel_anywhere(name) is not None:
             continue
         offload = launch.form in ("offload!", "offload()")
-        if offload and ctx.facts.function_anywhere(name) is not None:
-            continue
+        if offload and (ctx.facts.function_anywhere(name) is not None or ctx.facts.extern_decls_named(name)):
+            continue  # an `extern` declaration is what rustc's own offload tests launch (tests/codegen-llvm/gpu_offload)
         owner = for_form(launch.form)  # the ecosystem whose launch form this is
         if not offload and (owner is None or not _crate_has_kernels(ctx, {owner.ecosystem})):
             continue
