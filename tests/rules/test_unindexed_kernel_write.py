@@ -103,12 +103,14 @@ CASES = [
         }
         """,
         [(6, 17, 6, 21, "one thread of every block writes `y[0]`: the condition picks a thread by its index "
-                        "within the block, and a launch of kernel `k` has many blocks, so they all store to the "
+                        "within the block, and kernel `k` reads its block's position (it is written for a launch "
+                        "of many blocks), so they all store to the "
                         "same element of `y` (a data race: the read-modify-write of one block overwrites the "
                         "others', so updates are lost); accumulate with an atomic, or write one element per "
                         "block (indexed by the block index) and combine them afterwards"),
          (7, 17, 7, 21, "one thread of every block writes `y[1]`: the condition picks a thread by its index "
-                        "within the block, and a launch of kernel `k` has many blocks, so they all store to the "
+                        "within the block, and kernel `k` reads its block's position (it is written for a launch "
+                        "of many blocks), so they all store to the "
                         "same element of `y` (a data race: which block's value remains is unspecified); write "
                         "one element per block (indexed by the block index), or let one thread of one block "
                         "write")],

@@ -286,10 +286,15 @@ def _contains_call(call: Node, fold, out: list[Guard]) -> None:
 
 
 def _in_bounds_call(call: Node, fold, out: list[Guard]) -> None:
-    """cuda-oxide ``idx.in_bounds(len)``: idx < len."""
+    """cuda-oxide ``idx.in_bounds(len)``: idx < len; CubeCL ``buf.is_in_bounds(i)``
+    (cubecl-core's ``Array``/``Tensor`` method, as burn-cubecl's kernels guard with it):
+    i < buf.len()."""
     m = _method_call(call)
     if m is not None and m[0] == "in_bounds" and len(m[2]) == 1:
         _less(m[1], m[2][0], 0, fold, out)
+    elif m is not None and m[0] == "is_in_bounds" and len(m[2]) == 1:
+        arg = m[2][0]
+        out.append(Guard(affine(arg, fold), Affine(f"{canon(m[1])}.len()", 0), False, arg, None, 0))
 
 
 def _range_bound(rng: Node, var: Node, fold, out: list[Guard]) -> None:
@@ -542,6 +547,13 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
                 return True
         elif slack <= 0:
             return True
+    if e.key and 0 < e.off:
+        for g in guards:
+            # one record of k elements per thread: `x[base + 1]`, `x[base + 2]` under a guard
+            # on `base = 3 * v` (burn-cubecl's cross product) stay in the guarded record
+            if not g.lower and g.expr.key == e.key and g.expr.off == 0 and g.expr_node is not None \
+                    and holds_at(g, index) and e.off < _record_stride(g.expr_node, resolve, fold):
+                return True
     ub = _Bounds(guards, fold, resolve, lambda n: is_thread(n) and not block_only(n), holds_at)
     top = ub.of(index, 1)
     if top is UNKNOWN:
@@ -559,6 +571,50 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
     if buffer is not None:
         extents.append({(f"{canon(buffer)}.len()",): 1})
     return any(_le_minus_one(_sub(top, x)) for x in extents)
+
+
+def _sum_terms(node: Node) -> list[Node]:
+    """The terms of a sum ``a + b + c`` (parentheses and casts stripped)."""
+    node = strip(node)
+    if node.type == "binary_expression":
+        op = node.child_by_field_name("operator")
+        if op is not None and op.type == "+":
+            return _sum_terms(node.child_by_field_name("left")) + _sum_terms(node.child_by_field_name("right"))
+    return [node]
+
+
+def _divide(p: Poly, mono: tuple) -> Poly | None:
+    """``p / mono`` when every monomial of ``p`` holds ``mono``'s symbols, else ``None``."""
+    out: Poly = {}
+    for m, c in p.items():
+        rest = list(m)
+        for sym in mono:
+            if sym not in rest:
+                return None
+            rest.remove(sym)
+        out[tuple(rest)] = c
+    return out
+
+
+def _record_stride(node: Node, resolve: Callable[[Node], Node | None], fold, depth: int = 0) -> int:
+    """``k`` when ``node`` is ``k * v`` / ``v * k`` for a constant ``k`` (immutable ``let``s
+    followed), else 0."""
+    node = strip(node)
+    if depth > 4:
+        return 0
+    if node.type == "identifier":
+        value = resolve(node)
+        return _record_stride(value, resolve, fold, depth + 1) if value is not None else 0
+    if node.type != "binary_expression":
+        return 0
+    op = node.child_by_field_name("operator")
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if op is None or op.type != "*" or left is None or right is None:
+        return 0
+    k = _constant(strip(left), fold)
+    if k is None:
+        k = _constant(strip(right), fold)
+    return k if k is not None and k > 1 else 0
 
 
 Poly = dict  # monomial (sorted tuple of symbol keys) -> integer coefficient
@@ -683,10 +739,21 @@ class _Bounds:
             found = self._clamp_call(node, sign, depth)
             if found is not False:
                 return found
+            m = _method_call(node)
+            if m is not None and m[0] in _DIVISIONS:
+                return UNKNOWN  # a quotient (CubeCL `FastDivmod::div_mod`): its bound is not worked out
         key = canon(node)
         if sign != 0:
             guarded = self._guarded(node, key, sign, depth)
             if guarded is not None:
+                if sign > 0 and t == "identifier":
+                    # `c = row * w + col` under `c < w * h` AND `row < h - 1 && col < w - 1`:
+                    # the tighter of the guard's bound and the value's own (a stencil's
+                    # `c + w + 1` needs the per-axis one)
+                    value = self.resolve(node)
+                    own = self.of(value, sign, depth + 1) if value is not None else None
+                    if isinstance(own, dict) and all(c >= 0 for c in _sub(guarded, own).values()):
+                        return own
                 return guarded
         if t == "if_expression" and sign > 0:
             return self._if_value(node, depth)
@@ -699,10 +766,54 @@ class _Bounds:
                     return found
                 # a uniform value the model cannot express (`(len + 1) / 2`): a symbol
         if thread:
+            if sign > 0:
+                return self._from_flat(node, key, depth)
             return {} if sign < 0 else None
         if t not in ("identifier", "field_expression", "self", "scoped_identifier", "call_expression"):
             return UNKNOWN
         return {(key,): 1}
+
+    def _from_flat(self, node: Node, key: str, depth: int) -> Poly | None:
+        """An upper bound of a thread coordinate that only a flat guard bounds: under
+        ``y * w + x < w * h`` (``if index >= w * h { return; }`` with ``index = y * w + x``),
+        ``y * w <= w * h - 1``, so ``y <= h - 1`` (every term is non-negative). ``None`` when
+        no guard says so. (Rust-GPU's VulkanShaderExamples cloth shader: neighbours of a
+        flat-guarded particle under per-axis guards.)"""
+        for g in self.guards:
+            if g.lower or g.expr_node is None or g.bound_node is None or not self.holds_at(g, node):
+                continue
+            whole = self._follow(g.expr_node, depth)
+            for term in _sum_terms(whole):
+                if term.type != "binary_expression" or term.child_by_field_name("operator").type != "*":
+                    continue
+                a, b = strip(term.child_by_field_name("left")), strip(term.child_by_field_name("right"))
+                other = b if canon(a) == key else a if canon(b) == key else None
+                if other is None or self.is_thread(other):
+                    continue
+                stride = self.exact(other)
+                bound = self.exact(g.bound_node)
+                if not isinstance(stride, dict) or not isinstance(bound, dict) or len(stride) != 1:
+                    continue
+                (mono, coef), = stride.items()
+                if coef != 1 or not mono:
+                    continue
+                top = _add(bound, {(): g.adj})  # expr < bound + adj
+                quotient = _divide(top, mono)
+                if quotient is not None:
+                    return _add(quotient, {(): -1})
+        return None
+
+    def _follow(self, node: Node, depth: int) -> Node:
+        """``node`` with immutable ``let``s followed to their value (at most a few)."""
+        for _ in range(4):
+            node = strip(node)
+            if node.type != "identifier":
+                break
+            value = self.resolve(node)
+            if value is None:
+                break
+            node = value
+        return strip(node)
 
     def _guarded(self, node: Node, key, sign: int, depth: int) -> Poly | None:
         """The bound a guard on ``node`` itself gives (``(kk + tx) < k`` bounds ``kk + tx``),
@@ -819,6 +930,12 @@ class _Bounds:
         if name == "saturating_sub" and len(operands) == 2:
             return self.of(operands[0], 1, depth + 1) if sign > 0 else {}
         return False
+
+
+#: Methods whose value is a quotient of their receiver or argument (its bound, like that of
+#: ``i / w``, is not worked out): CubeCL's ``FastDivmod::div_mod`` / ``div`` (burn-cubecl's
+#: index kernels), the integer ``div_euclid`` / ``checked_div`` / ``wrapping_div``.
+_DIVISIONS = frozenset({"div_mod", "div", "div_euclid", "checked_div", "wrapping_div", "div_ceil"})
 
 
 def _combine(a, b, op):

@@ -118,6 +118,13 @@ def pattern_binds(pattern: Node, name: str) -> bool:
     return False
 
 
+def _method_name(call: Node) -> str:
+    """``recv.name(..)`` -> ``name``, else ""."""
+    fn = call.child_by_field_name("function") if call.type == "call_expression" else None
+    field = fn.child_by_field_name("field") if fn is not None and fn.type == "field_expression" else None
+    return node_text(field) if field is not None else ""
+
+
 def _let_binding(let: Node, name: str) -> Binding | None:
     pattern = let.child_by_field_name("pattern")
     if pattern is None or not pattern_binds(pattern, name):
@@ -128,7 +135,20 @@ def _let_binding(let: Node, name: str) -> Binding | None:
         mutable = True
         plain = _first_named(plain) or plain
     kind = "let" if plain.type == "identifier" else "pattern"
-    return Binding(name, kind, let, let.child_by_field_name("value"), let.child_by_field_name("type"), mutable)
+    value = let.child_by_field_name("value")
+    if plain.type == "tuple_pattern" and value is not None and strip(value).type == "tuple_expression":
+        # `let (row, col) = (p / w, p % w);`: each name is bound to its own element
+        elements = [c for c in strip(value).named_children if not c.type.endswith("comment")]
+        parts = [c for c in plain.named_children if not c.type.endswith("comment")]
+        if len(elements) == len(parts):
+            for part, element in zip(parts, elements):
+                inner = _first_named(part) if part.type == "mut_pattern" else part
+                if inner is not None and inner.type == "identifier" and node_text(inner) == name:
+                    return Binding(name, "let", let, element, None, mutable or part.type == "mut_pattern")
+    if plain.type == "tuple_pattern" and value is not None and _method_name(strip(value)) == "div_mod":
+        # `let (q, r) = divisor.div_mod(p);` (CubeCL FastDivmod): both come from that call
+        return Binding(name, "let", let, value, None, mutable)
+    return Binding(name, kind, let, value, let.child_by_field_name("type"), mutable)
 
 
 class LetIndex:
@@ -486,10 +506,28 @@ def _inside_load(ident: Node, expr: Node, parent=None) -> bool:
     while n is not None and child != expr:
         if n.type == "index_expression" and n.named_child_count == 2 and n.named_children[1] == child:
             return True
+        if n.type == "arguments" and n.named_child_count and n.named_children[0] == child and _is_load_call(up(n)):
+            return True  # `offsets.read(i)` (CubeCL), `x.get_unchecked(i)`: data read at `i`
         if n.start_byte < expr.start_byte or n.end_byte > expr.end_byte:
             return False
         child, n = n, up(n)
     return False
+
+
+#: Methods that read a buffer's element at their first argument (the value is data, as
+#: ``x[i]``'s is): CubeCL ``Array::read``, slices' ``get`` / ``get_unchecked``, krnl
+#: ``unsafe_index``.
+LOAD_METHODS = frozenset({"read", "get", "get_unchecked", "unsafe_index"})
+
+
+def _is_load_call(call: Node | None) -> bool:
+    if call is None or call.type != "call_expression":
+        return False
+    fn = call.child_by_field_name("function")
+    if fn is None or fn.type != "field_expression":
+        return False
+    field = fn.child_by_field_name("field")
+    return field is not None and node_text(field) in LOAD_METHODS
 
 
 class FlowIndex:

@@ -209,3 +209,21 @@ pub fn scale_host(alpha: f32, y: &mut [f32], device: Device) -> Result<()> {
         .with_global_threads(n)
         .dispatch(alpha, y.as_mut_ptr(), n)
 }
+
+//@ case: correct
+// The older krnl spelling of a writable global buffer, `&[UnsafeCell<u32>]`: only thread 0 of a
+// single-group dispatch writes the flag, so the deliberate `UnsafeCell` is no race.
+#[module]
+pub mod flags {
+    #[cfg(not(target_arch = "spirv"))]
+    use krnl::krnl_core;
+    use core::cell::UnsafeCell;
+    use krnl_core::macros::kernel;
+
+    #[kernel(threads(64))]
+    pub unsafe fn raise_flag(#[builtin] thread_id: u32, flag: &[UnsafeCell<u32>]) {
+        if thread_id == 0 {
+            unsafe { *flag[0].get() = 1 };
+        }
+    }
+}

@@ -12,8 +12,9 @@ not check. (rustc does not mark such a parameter ``noalias readonly``: a type co
 Atomics (``AtomicU32``, ..) are not flagged: they are how GPU threads share a counter.
 Through ``&mut`` / ``*mut`` (mapped both ways), by value (one copy per thread) or behind a
 nested reference (``&mut [&Cell<u8>; 2]``: the inner reference is a host address, not
-mapped) nothing is flagged. Outside rustc offload (Rust-CUDA, ..) only the data race is reported, for the
-non-``Sync`` cells.
+mapped) nothing is flagged. Outside rustc offload (Rust-CUDA, ..) only the data race is reported, for
+the non-``Sync`` cells other than ``UnsafeCell`` (the deliberate primitive of code that
+synchronises itself: old krnl kernels take ``&[UnsafeCell<u32>]``).
 """
 
 from __future__ import annotations
@@ -88,6 +89,11 @@ def message(kernel: Kernel, param: Param, cell: Node, ref: Node) -> str | None:
         if name in NOT_SYNC else None
     )
     if not kernel.ecosystem.runtime_maps_arguments:
+        # the buffer is the device's own: the race is the finding; not for `UnsafeCell`, the
+        # deliberate primitive of code that synchronises itself (old krnl kernels take
+        # `&[UnsafeCell<u32>]` and let one thread write)
+        if name == "UnsafeCell":
+            return None
         return f"{head}: {race}" if race else None
     kind = "*const" if ref.type == "pointer_type" else "&"
     lost = (

@@ -3,7 +3,8 @@
 Checked against the kernel (found in the file or its crate, analysis/crate_index.py):
 
 - the number of arguments: ``offload!`` / ``core::intrinsics::offload``, cuda-oxide
-  ``cuda_launch!`` and CubeCL ``k::launch`` pass one argument per parameter; Rust-CUDA
+  ``cuda_launch!`` and CubeCL ``k::launch`` pass one argument per parameter (CubeCL adds
+  up to one per generic parameter and one for ``address_type = "dynamic"``); Rust-CUDA
   ``launch!`` passes a slice parameter (``&[f32]``) as two (device pointer and length);
   krnl's ``dispatch`` leaves out ``#[group]`` memory;
 - the reference kind (std offload): ``&x`` for a ``&mut`` parameter, a value for a
@@ -29,7 +30,7 @@ from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.launch_args import ArgInfo, arg_info, fits, reparse
-from offload_ls.analysis.model import Finding, Kernel, Launch, Level, Param, Transfer
+from offload_ls.analysis.model import Ecosystem, Finding, Kernel, Launch, Level, Param, Transfer
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.transfer import is_slice_type
 
@@ -65,10 +66,60 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 yield from _arg_findings(ctx, launch, kernel, [(_decl_param(p), 1) for p in decl.params])
             continue
         count = sum(n for _, n in params)
+        extra = _cubecl_extra_args(ctx, kernel)
+        if extra:
+            # CubeCL puts run-time arguments of its own before the parameters' (an
+            # `AddressType` for `address_type = "dynamic"`, a size per `N: Size` generic):
+            # how many is not known from the syntax, so only a count outside the range is
+            # reported and the arguments are not paired with the parameters
+            if not count <= len(launch.args) <= count + extra:
+                yield _count_finding(launch, kernel, params, count,
+                                     f" (plus up to {extra} of CubeCL's own: address type, vector sizes)")
+            continue
         if count != len(launch.args):
             yield _count_finding(launch, kernel, params, count)
             continue
         yield from _arg_findings(ctx, launch, kernel, params)
+
+
+def _cubecl_extra_args(ctx: FileContext, kernel: Kernel) -> int:
+    """At most how many launch arguments CubeCL adds before a kernel's own: one for a
+    ``#[cube(.., address_type = "dynamic")]`` kernel, one per generic parameter (a
+    ``N: Size`` vector size is a run-time argument; a ``F: Float`` is not, but the
+    bounds are not recorded). tracel-ai/cubecl runtime_tests/atomic.rs, burn-cubecl
+    kernel/cross.rs."""
+    if ctx.profile(kernel).ecosystem is not Ecosystem.CUBECL:
+        return 0
+    return int("address_type" in kernel.marker) + _runtime_generics(ctx, kernel)
+
+
+#: CubeCL trait bounds of generic parameters that are fixed when the kernel is compiled
+#: (element types, the runtime): no launch argument (cubecl-core's `Float`, `Numeric`, ..).
+_COMPTIME_BOUNDS = frozenset({"Float", "Numeric", "Int", "CubePrimitive", "CubeType", "CubeElement", "Runtime",
+                              "LaunchArg", "Scalar"})
+
+
+def _runtime_generics(ctx: FileContext, kernel: Kernel) -> int:
+    """Generic parameters of ``kernel`` that may be run-time launch arguments: all of them
+    for a kernel of another file, else those with a bound outside :data:`_COMPTIME_BOUNDS`."""
+    if not kernel.generics:
+        return 0
+    node = ctx.root.descendant_for_byte_range(kernel.name_span.start, kernel.name_span.end)
+    fn = node.parent if node is not None else None
+    if fn is None or fn.type != "function_item" or fn.start_byte != kernel.fn_start or \
+            ctx.source[kernel.name_span.start:kernel.name_span.end].decode(errors="replace") != kernel.name:
+        return len(kernel.generics)
+    params = fn.child_by_field_name("type_parameters")
+    count = 0
+    for p in params.named_children if params is not None else ():
+        if p.type in ("lifetime", "lifetime_parameter", "const_parameter"):
+            continue
+        bounds = p.child_by_field_name("bounds")
+        words = {(b.text or b"").decode().split("<", 1)[0].rsplit("::", 1)[-1]
+                 for b in (bounds.named_children if bounds is not None else ())}
+        if not words or not words <= _COMPTIME_BOUNDS:
+            count += 1
+    return count
 
 
 def _host_declared(ctx: FileContext, name: str):

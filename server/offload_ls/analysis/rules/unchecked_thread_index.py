@@ -10,7 +10,9 @@ An index is guarded when a guard on the way to it bounds *that* index expression
 (analysis/bounds.py): by the buffer's length, a runtime bound (``i < n``), or a constant
 not above the buffer's length (``lut: &mut [f32; 256]`` is not guarded by ``i < 1024``);
 ``x[i + 1]`` is guarded by ``i < n - 1`` but ``x[i + stride]`` is not by ``i < stride``; a
-linearized ``row * w + col`` is guarded by ``row < h && col < w``. Guards are enclosing
+linearized ``row * w + col`` is guarded by ``row < h && col < w``; ``x[b + 1]`` and
+``x[b + 2]`` are guarded by a guard on ``b = 3 * v`` (one 3-element record per thread, the
+buffer holding whole records). Guards are enclosing
 ``if`` / ``while`` / match-arm conditions and ``&&`` / ``||`` operands, ``for`` ranges,
 early exits (``if i >= n { return; }``, ``assert!(i < n)``, CubeCL ``terminate!()``), and
 ``if let Some(..) = x.get(i)``.

@@ -57,8 +57,9 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 yield Finding(rule=NAME, span=Span(place.start_byte, place.end_byte),
                               message=message(node_text(place), _indexed(place, indices), compound, kernel, param))
             elif who == PER_BLOCK and _blocks_race(ctx, kernel, flow, write, compound):
+                launched = any(b is None or b > 1 for b in _launch_blocks(ctx, kernel))
                 yield Finding(rule=NAME, span=Span(place.start_byte, place.end_byte),
-                              message=per_block_message(node_text(place), compound, kernel, param))
+                              message=per_block_message(node_text(place), compound, kernel, param, launched))
 
 
 def message(place: str, indexed: str | None, compound: bool, kernel: Kernel, param: Param) -> str:
@@ -81,16 +82,20 @@ def message(place: str, indexed: str | None, compound: bool, kernel: Kernel, par
     )
 
 
-def per_block_message(place: str, compound: bool, kernel: Kernel, param: Param) -> str:
-    """The finding's text for a write to ``place`` that one thread of every block makes."""
+def per_block_message(place: str, compound: bool, kernel: Kernel, param: Param, launched: bool = True) -> str:
+    """The finding's text for a write to ``place`` that one thread of every block makes;
+    ``launched``: a launch of the kernel with many blocks is known (else the kernel's own
+    reading of a block index is the evidence)."""
     if compound:
         race = "the read-modify-write of one block overwrites the others', so updates are lost"
         fix = "accumulate with an atomic, or write one element per block (indexed by the block index) and combine them afterwards"
     else:
         race = "which block's value remains is unspecified"
         fix = "write one element per block (indexed by the block index), or let one thread of one block write"
+    many = (f"a launch of kernel `{kernel.name}` has many blocks" if launched else
+            f"kernel `{kernel.name}` reads its block's position (it is written for a launch of many blocks)")
     return (f"one thread of every block writes `{place}`: the condition picks a thread by its index within "
-            f"the block, and a launch of kernel `{kernel.name}` has many blocks, so they all store to the same "
+            f"the block, and {many}, so they all store to the same "
             f"element of `{param.name}` (a data race: {race}); {fix}")
 
 
@@ -104,16 +109,22 @@ def _blocks_race(ctx: FileContext, kernel: Kernel, flow: ThreadFlow, write: Node
         value = write.child_by_field_name("right")
         if value is None or flow.uniform(value):
             return False
-    blocks = []
-    for la in ctx.facts.all_launches_of(kernel.name):
-        wg, _ = ctx.facts.full_dims(la)
-        n = 1
-        for d in wg or (None,):
-            n = None if d is None or n is None else n * d
-        blocks.append(n)
+    blocks = _launch_blocks(ctx, kernel)
     if blocks and all(b == 1 for b in blocks):
         return False
     return flow.uses_block_index() or any(b is not None and b > 1 for b in blocks)
+
+
+def _launch_blocks(ctx: FileContext, kernel: Kernel) -> list[int | None]:
+    """Blocks of each known launch of ``kernel`` (``None``: not a constant)."""
+    blocks: list[int | None] = []
+    for la in ctx.facts.all_launches_of(kernel.name):
+        wg, _ = ctx.facts.full_dims(la)
+        n: int | None = 1
+        for d in wg or (None,):
+            n = None if d is None or n is None else n * d
+        blocks.append(n)
+    return blocks
 
 
 def _indexed(place: Node, indices: list[Node]) -> str | None:
