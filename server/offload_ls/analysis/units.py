@@ -145,6 +145,10 @@ def split_units_after_edit(root: Node, source: bytes, old_source: bytes, old_uni
         return None  # an item of the window now reaches into the kept units after it
     if b < len(old_units) and (child is None or child.start_byte != win_end):
         return None  # the kept units after the window do not begin where the tree's items do
+    if b < len(old_units) and children and children[-1].type in _SKIPPABLE:
+        # a comment / attribute now ends the window (an edit closed a block comment): a
+        # whole split joins it to the item after it, which is a kept unit
+        return None
     middle: list[Unit] = []
     _split(root, children, False, source, middle, root.has_error, 0, False)
     before = old_units[:a]
