@@ -245,9 +245,9 @@ async def run_crate(manifest: Path, report: DoctorReport, args: list[str] | None
 
         if progress:
             progress(f"bundling {built.exe.name} for {target.describe()}")
-        bundle = make_bundle(built.exe, built.crate.out_dir / "bundle")
+        bundle = remote_bundle(built.exe, built.crate.out_dir / "bundles")
         checks = _image_checks(built, report)
-        rep = await run_on_target(target, bundle.directory, args or [], device=device, timeout=timeout,
+        rep = await run_on_target(target, bundle, args or [], device=device, timeout=timeout,
                                   cancel=cancel, progress=progress, on_stdout=on_stdout, on_stderr=on_stderr,
                                   images=checks["images"], image_archs=checks["image_archs"],
                                   job_name=f"offload-ls-{built.crate.name}")
@@ -258,6 +258,42 @@ async def run_crate(manifest: Path, report: DoctorReport, args: list[str] | None
                            on_stdout=on_stdout, on_stderr=on_stderr, gpu_present=bool(report.gpus),
                            **_image_checks(built, report))
     return RunOutcome(built, rep)
+
+
+def remote_bundle(exe: Path, root: Path, keep: int = 3) -> Path:
+    """The bundle of ``exe`` for a remote run: ``root/<hash of the binary>``, made once
+    (in a private directory, then renamed into place, so concurrent runs of the same crate
+    never see a half-made bundle or overwrite one another's); the ``keep`` most recent are
+    kept, older ones removed.
+
+    Raises:
+        BundleError: ldd failed (make_bundle)."""
+    import shutil
+    import tempfile
+
+    h = hashlib.sha256()
+    with exe.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    final = root / h.hexdigest()[:16]
+    if not (final / ".offload-ls-bundle").is_file():
+        root.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".making-", dir=root))
+        try:
+            make_bundle(exe, tmp / "b", overwrite=True)
+            try:
+                os.rename(tmp / "b", final)
+            except OSError:
+                if not (final / ".offload-ls-bundle").is_file():
+                    raise  # not a concurrent run that finished first
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    os.utime(final)
+    others = sorted((d for d in root.iterdir() if d.is_dir() and not d.name.startswith(".") and d != final),
+                    key=lambda d: d.stat().st_mtime, reverse=True)
+    for old in others[keep - 1:]:
+        shutil.rmtree(old, ignore_errors=True)
+    return final
 
 
 def _image_checks(built: BuildOutcome, report: DoctorReport) -> dict:

@@ -112,6 +112,31 @@ class LocalCluster:
         raise RuntimeError(f"node {self.node} never became idle (state {self.node_state()!r}); "
                            f"{self._tail('log/d.log')}{self._tail('log/ctld.log')}")
 
+    def stop_slurmctld(self) -> None:
+        """Stop the controller (a restart, an outage of the login node's Slurm)."""
+        pid = self._pid("ctld.pid")
+        if pid:
+            os.kill(pid, signal.SIGTERM)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    return
+                time.sleep(0.2)
+
+    def start_slurmctld(self) -> None:
+        self._check(_run([_sbin("slurmctld"), "-f", str(self.conf)], env=self.env), "slurmctld")
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not self.node_state():
+            time.sleep(0.5)
+
+    def set_partition(self, state: str) -> None:
+        """``scontrol update partitionname=gpu state=..`` (UP / DOWN)."""
+        done = _run(["scontrol", "update", "partitionname=gpu", f"state={state}"], env=self.env)
+        if done.returncode != 0:
+            raise RuntimeError(f"scontrol update partition: {done.stderr}")
+
     def stop_slurmd(self) -> None:
         """Kill slurmd as a crashed node would go (SIGKILL: no goodbye to slurmctld)."""
         pid = self._pid("d.pid")

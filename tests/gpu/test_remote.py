@@ -74,7 +74,7 @@ async def _run(target: RunTarget, bundle, args=(), *, cancel_when: str | None = 
 
 
 async def test_slurm_job_gives_the_same_run_report_as_a_local_run(cluster, job_bundle, tmp_path):
-    rep, messages = await _run(slurm(tmp_path), job_bundle)
+    rep, messages = await _run(slurm(tmp_path), job_bundle, ["sleep", "3"])  # long enough to be seen running
     assert rep.exit_status == 0, (rep.problems, rep.stderr)
     assert rep.stdout.splitlines() == ["OK double: 4096"]
     # the runtime's log came back through the job's stderr file: the launches, dims and bytes
@@ -86,9 +86,10 @@ async def test_slurm_job_gives_the_same_run_report_as_a_local_run(cluster, job_b
     assert [(l.kernel, l.h2d_bytes, l.d2h_bytes) for l in rep.log.launches] == [("double", 16408, 16384)]
     job = next(m.split()[2] for m in messages if m.startswith("submitted job"))
     assert any(m.startswith(f"job {job} running on {cluster.node}") for m in messages), messages
-    assert f"(job {job} on {cluster.node})" in rep.exe
-    # a host image on a partition with GPUs is flagged, as it is for a local run with a GPU
-    assert any("build with --device-image gpu" in p for p in rep.problems)
+    assert rep.where == f"job {job} on {cluster.node}, Slurm partition gpu"
+    # a host image was asked for (remote runs build the GPU image unless told): no advice
+    assert rep.problems == []
+    assert rep.render().startswith(f"run report (job {job} on {cluster.node}, Slurm partition gpu): exit status 0")
 
 
 async def test_staging_sends_only_what_changed(cluster, job_bundle, tmp_path):
@@ -136,6 +137,7 @@ async def test_output_larger_than_a_pipe_buffer_comes_back_whole(cluster, job_bu
 async def test_cancel_while_queued_cancels_the_job(cluster, job_bundle, tmp_path):
     target = slurm(tmp_path, sbatch_options=("--begin=now+300",))  # held until then: pending
     rep, messages = await _run(target, job_bundle, cancel_when="pending")
+    assert sum("pending" in m for m in messages) == 1  # said once, not on every poll
     assert rep.cancelled and not rep.ok and rep.stdout == ""
     job = next(m.split()[2] for m in messages if m.startswith("submitted job"))
     state = subprocess.run(["scontrol", "show", "job", "-o", job], capture_output=True, text=True,
@@ -213,7 +215,7 @@ async def test_ssh_cancel_kills_the_program_on_the_target(cluster, job_bundle):
 
 async def test_unreachable_ssh_target_says_what_to_check(cluster, job_bundle):
     target = RunTarget(name="gone", kind="ssh", host="127.0.0.1", ssh_options=("Port=1",), connect_timeout_s=5)
-    with pytest.raises(TargetError, match=r"cannot reach 127\.0\.0\.1 over ssh .*ssh 127\.0\.0\.1 true"):
+    with pytest.raises(TargetError, match=r"cannot reach 127\.0\.0\.1 over ssh .*`ssh -o BatchMode=yes -o ConnectTimeout=5 -o Port=1 -- 127\.0\.0\.1 true`"):
         await _run(target, job_bundle)
 
 
@@ -238,7 +240,8 @@ def test_cli_runs_on_a_target_named_in_cargo_toml(cluster, offload_report, tmp_p
     assert "OK double: 4096" in done.stdout
     assert "running on Slurm partition gpu (run target cluster)" in done.stderr
     assert "submitted job" in done.stderr
-    assert "run report: exit status 7" in done.stdout and "launch double" in done.stdout
+    assert "run report (job " in done.stdout and "Slurm partition gpu): exit status 7" in done.stdout
+    assert "launch double" in done.stdout
     bad = subprocess.run([sys.executable, "-m", "offload_ls", "run", "--on", "nope", str(crate)],
                          capture_output=True, text=True, timeout=120, env=cluster.env)
     assert bad.returncode == 2 and "no run target named 'nope'; defined: local, cluster" in bad.stderr
@@ -255,3 +258,117 @@ def test_bundling_the_same_binary_again_rewrites_nothing(job_bundle, tmp_path):
     shutil.copy(exe, other)  # a new binary (new mtime): bundled afresh
     rebuilt = make_bundle(other, tmp_path / "b2")
     assert (rebuilt.directory / "exe").exists() and rebuilt.libraries
+
+
+
+def _cli_until(args: list[str], env: dict, marker: str, timeout: float = 300.0) -> subprocess.Popen:
+    """Start `offload-ls ARGS` and return once its stderr or stdout shows ``marker``."""
+    import selectors
+
+    proc = subprocess.Popen([sys.executable, "-m", "offload_ls", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, text=True)
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    sel.register(proc.stderr, selectors.EVENT_READ)
+    import time
+    deadline = time.monotonic() + timeout
+    seen = ""
+    while time.monotonic() < deadline:
+        for key, _ in sel.select(timeout=1.0):
+            line = key.fileobj.readline()
+            seen += line
+            if marker in line:
+                return proc
+        if proc.poll() is not None:
+            break
+    proc.kill()
+    raise AssertionError(f"never saw {marker!r}: {seen[-2000:]}")
+
+
+def _crate_with_targets(tmp_path: Path, cluster: LocalCluster) -> Path:
+    crate = tmp_path / "remote-job"
+    shutil.copytree(FIXTURE, crate, ignore=shutil.ignore_patterns("target"))
+    with (crate / "Cargo.toml").open("a") as fh:
+        fh.write(f'\n[package.metadata.offload-ls.run-targets.cluster]\nkind = "slurm"\nwork-dir = "{tmp_path / "w"}"\n'
+                 f'partition = "gpu"\ngpus = 1\ntime-limit = "5"\n'
+                 f'\n[package.metadata.offload-ls.run-targets.node]\nkind = "ssh"\nhost = "gpunode"\n'
+                 f'ssh-config = "{cluster.ssh_config}"\nwork-dir = "{tmp_path / "s"}"\n')
+    return crate
+
+
+def test_ctrl_c_in_the_cli_cancels_the_job_and_kills_the_remote_program(cluster, offload_report, tmp_path):
+    import signal
+    import time
+
+    crate = _crate_with_targets(tmp_path, cluster)
+    before = set(cluster.jobs())
+    proc = _cli_until(["run", "--on", "cluster", "--device-image", "host", str(crate), "--", "sleep", "120"],
+                      cluster.env, "OK double")
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=60) != 0
+    (job,) = set(cluster.jobs()) - before
+    state = subprocess.run(["scontrol", "show", "job", "-o", job], capture_output=True, text=True,
+                           env=cluster.env, timeout=30).stdout
+    assert "JobState=CANCELLED" in state, state
+    # ssh: a program that prints nothing more (no SIGPIPE would end it) is killed on the target
+    proc = _cli_until(["run", "--on", "node", "--device-image", "host", str(crate), "--", "sleep", "96"],
+                      cluster.env, "OK double")
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) != 0
+    time.sleep(1.0)
+    left = subprocess.run(["pgrep", "-f", "remote-job sleep 96"], capture_output=True, text=True, timeout=30)
+    assert left.stdout.strip() == "", "the program still runs on the target after Ctrl-C"
+
+
+async def test_a_program_killed_by_a_signal_over_ssh_is_not_called_unreachable(cluster, job_bundle):
+    rep, _ = await _run(ssh(cluster), job_bundle, ["abort"])
+    assert rep.exit_status == -6 and not any("cannot reach" in p for p in rep.problems)
+    assert "the program was killed by SIGABRT (exit status -6)" in rep.problems[0]
+
+
+async def test_output_bytes_survive_invalid_utf8_and_characters_split_between_polls(cluster, job_bundle, tmp_path):
+    for target in (slurm(tmp_path), ssh(cluster)):
+        streamed: list[str] = []
+        directory, triples = job_bundle
+        rep = await run_on_target(target, directory, ["utf8"], timeout=120, images=triples,
+                                  on_stdout=streamed.append)
+        assert streamed == ["OK double: 4096", "bad:\ufffd\ufffd:end", "split:\U0001f600 after"], target.kind
+
+
+async def test_a_controller_outage_is_waited_out_not_taken_for_the_end(cluster, job_bundle, tmp_path):
+    import threading
+
+    def outage() -> None:
+        cluster.stop_slurmctld()
+        threading.Event().wait(8.0)
+        cluster.start_slurmctld()
+
+    worker: list[threading.Thread] = []
+    rep, messages = await _run(slurm(tmp_path), job_bundle, ["sleep", "15"],
+                               on_running=lambda: worker.append(threading.Thread(target=outage)) or worker[0].start())
+    worker[0].join()
+    assert rep.exit_status == 0 and rep.stdout.splitlines() == ["OK double: 4096"], (rep.problems, messages)
+
+
+async def test_a_down_partition_is_refused_before_anything_is_queued(cluster, job_bundle, tmp_path):
+    before = cluster.jobs()
+    cluster.set_partition("DOWN")
+    try:
+        with pytest.raises(TargetError, match="partition gpu is down"):
+            await _run(slurm(tmp_path), job_bundle)
+    finally:
+        cluster.set_partition("UP")
+    assert cluster.jobs() == before
+
+
+def test_concurrent_runs_share_one_bundle_per_binary(job_bundle, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from offload_ls.workflow import remote_bundle
+
+    directory, _ = job_bundle
+    exe = next(p for p in directory.iterdir() if p.is_file() and os.access(p, os.X_OK) and p.name != "run")
+    with ThreadPoolExecutor(4) as pool:
+        made = list(pool.map(lambda _: remote_bundle(exe, tmp_path / "bundles"), range(4)))
+    assert len(set(made)) == 1 and (made[0] / ".offload-ls-bundle").is_file()
+    assert sorted(p.name for p in (tmp_path / "bundles").iterdir()) == [made[0].name]  # no half-made leftovers

@@ -35,8 +35,17 @@ def test_a_slurm_table_in_cargo_spelling_and_camel_case():
     ({"kind": "slurm", "gres": "gpu:1 --uid=0"}, "`gres`"),
     ({"kind": "slurm", "time-limit": "10 minutes"}, "`time-limit`"),
     ({"kind": "slurm", "sbatch-options": ["--wrap=rm -rf ~"]}, "`sbatch-options`"),
-    ({"kind": "slurm", "sbatch-options": ["--output=/tmp/x"]}, "--output is set by offload-ls"),
+    ({"kind": "slurm", "sbatch-options": ["--output=/tmp/x"]}, "--output is (or abbreviates) --output"),
     ({"kind": "slurm", "sbatch-options": ["-p gpu"]}, "is not --option or --option=value"),
+    # sbatch takes unambiguous prefixes: an abbreviation of an option offload-ls sets is one too
+    ({"kind": "slurm", "sbatch-options": ["--outp=/tmp/x-%j"]}, "--outp is (or abbreviates) --output"),
+    ({"kind": "slurm", "sbatch-options": ["--parti=cpu"]}, "--parti is (or abbreviates) --partition"),
+    ({"kind": "slurm", "sbatch-options": ["--chdi=/tmp"]}, "abbreviates) --chdir"),
+    ({"kind": "ssh", "host": "b", "ssh-options": ["ProxyCommand=/tmp/x.sh"]}, "ssh option ProxyCommand is not allowed"),
+    ({"kind": "ssh", "host": "b", "ssh-options": ["LocalCommand=/tmp/x.sh"]}, "ssh option LocalCommand is not allowed"),
+    ({"kind": "ssh", "host": "box\n"}, "`host`"),
+    ({"kind": "slurm", "partition": "gpu\n"}, "`partition`"),
+    ({"kind": "ssh", "host": "b", "work-dir": "relative/dir"}, "not a relative one"),
     ({"kind": "slurm", "sbatch-options": "--qos=x"}, "expected a list of strings"),
     ({"kind": "ssh", "host": "b", "ssh-options": ["ProxyCommand=sh -c id"]}, "`ssh-options`"),
     ({"kind": "ssh", "host": "b", "work-dir": "../../etc"}, "`work-dir`"),
@@ -156,3 +165,39 @@ def test_cargo_toml_targets_and_rule_levels_live_side_by_side(tmp_path):
     cfg = load_cargo_config(app / "src")
     assert cfg.problems == [] and {k: v.value for k, v in cfg.levels.items()} == {"unsafe_in_kernel": "deny"}
     assert choose_target(load_run_targets(Path("/nonexistent-offload-ls-dir"))) is LOCAL
+
+
+def test_allowed_ssh_and_sbatch_options_pass():
+    t = parse_target("b", {"kind": "ssh", "host": "b", "ssh-options": ["Port=2222", "ProxyJump=bastion.example",
+                                                                        "IdentityFile=~/.ssh/id_ed25519"]}, "x")
+    assert t.ssh_options == ("Port=2222", "ProxyJump=bastion.example", "IdentityFile=~/.ssh/id_ed25519")
+    t = parse_target("s", {"kind": "slurm", "sbatch-options": ["--qos=debug", "--exclusive", "--time-min=5",
+                                                              "--gpus-per-node=1"]}, "x")
+    assert len(t.sbatch_options) == 4
+
+
+def test_follower_keeps_exact_bytes_across_polls():
+    from offload_ls.gpu.slurm import _Follower, _parse_poll
+
+    lines: list[str] = []
+    f = _Follower("out", lines.append)
+    f.feed(b"bad:\xff\xfe:end\nsplit:\xf0\x9f", final=False)
+    assert lines == ["bad:\ufffd\ufffd:end"] and f.offset == 19
+    f.feed(b"\x98\x80 after\nno newline", final=True)
+    assert lines == ["bad:\ufffd\ufffd:end", "split:\U0001f600 after", "no newline"] and f.offset == 38
+    poll = "Welcome!\nRUNNING|0:05|None|n1\nB squeue-status 0\nB file\naGkK\nB file"
+    assert _parse_poll(poll, "B") == ("RUNNING|0:05|None|n1", 0, b"hi\n", b"")
+
+
+async def test_sbatch_job_id_after_a_login_banner(tmp_path):
+    from offload_ls.gpu.slurm import submit
+
+    script = tmp_path / "sbatch"
+    script.write_text("#!/bin/sh\necho 'Welcome to the cluster'\necho 'Maintenance on Friday'\necho '4121;site'\n")
+    script.chmod(0o755)
+    shell = Shell(RunTarget(name="s", kind="slurm"))
+    assert await submit(shell, [str(script)]) == "4121"
+    script.write_text("#!/bin/sh\necho \"sbatch: error: option '--wai' is ambiguous\" >&2\n"
+                      "echo 'Try \"sbatch --help\" for more information' >&2\nexit 1\n")
+    with pytest.raises(TargetError, match="sbatch refused the job: sbatch: error: option '--wai' is ambiguous$"):
+        await submit(shell, [str(script)])

@@ -116,13 +116,14 @@ async def test_run_on_a_slurm_target_from_settings_reports_the_job(client, clust
         workspace_folders=[types.WorkspaceFolder(uri=crate.as_uri(), name=crate.name)]))
     uri = (crate / "src" / "main.rs").as_uri()
     result = await _command(client, "offload-ls.run", [{"uri": uri, "args": ["fail", "6"]}])
-    assert result["exitStatus"] == 6 and result["ok"] is False
+    assert result.get("exitStatus") == 6 and result["ok"] is False, result
     assert [(l["kernel"], l["h2dBytes"], l["d2hBytes"]) for l in result["launches"]] == [("double", 16408, 16384)]
     assert "the program exited with status 6" in result["problems"]
     reports = [v.message for values in client.progress_reports.values() for v in values
                if getattr(v, "message", None)]
     assert any(m.startswith("submitted job ") for m in reports), reports
-    assert any(m.startswith("job ") and " running on " in m for m in reports), reports
+    # the job's state as it changes (a short job may end between two polls: its end state then)
+    assert any(m.startswith("job ") and (" running on " in m or " failed" in m) for m in reports), reports
     await wait_for(lambda: any(m.message == "[run stdout] OK double: 4096" for m in client.log_messages),
                    "streamed job output")
     bad = await _command(client, "offload-ls.run", [{"uri": uri, "target": "broken"}])

@@ -41,6 +41,8 @@ class RunReport:
     timed_out: bool = False
     cancelled: bool = False
     problems: list[str] = field(default_factory=list)
+    #: where it ran when not here (``job 12 on node3, Slurm partition gpu``; ``"gpubox (ssh)"``)
+    where: str = ""
 
     @property
     def ok(self) -> bool:
@@ -52,7 +54,7 @@ class RunReport:
 
     def to_json(self) -> dict:
         """The run report as JSON (the ``offload-ls.run`` command's result; bytes, seconds)."""
-        return {"ok": self.ok, "exitStatus": self.exit_status, "seconds": round(self.seconds, 3),
+        return {"ok": self.ok, "exitStatus": self.exit_status, "seconds": round(self.seconds, 3), "where": self.where,
                 "timedOut": self.timed_out, "cancelled": self.cancelled, "problems": self.problems,
                 "launches": [{"kernel": l.kernel, "device": l.device, "blocks": list(l.blocks),
                               "threads": list(l.threads), "mode": l.mode, "h2dBytes": l.h2d_bytes,
@@ -65,7 +67,8 @@ class RunReport:
 
         status = ("timed out" if self.timed_out else "cancelled" if self.cancelled
                   else "did not run to its end" if self.exit_status is None else f"exit status {self.exit_status}")
-        lines = [f"run report: {status}, {self.seconds:.2f} s wall, {len(self.log.launches)} kernel launch{'' if len(self.log.launches) == 1 else 'es'}, "
+        where = f" ({self.where})" if self.where else ""
+        lines = [f"run report{where}: {status}, {self.seconds:.2f} s wall, {len(self.log.launches)} kernel launch{'' if len(self.log.launches) == 1 else 'es'}, "
                  f"{human_bytes(self.log.h2d_bytes)} host→device, {human_bytes(self.log.d2h_bytes)} device→host"]
         for launch in self.log.launches:
             lines.append(f"  launch {launch.kernel:<20} device {launch.device} {launch.dims:<22} {launch.mode:<8} "

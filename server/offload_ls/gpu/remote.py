@@ -14,10 +14,12 @@ interrupted copy never leaves a truncated object behind.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
 import re
+import secrets
 import shlex
 import shutil
 import tempfile
@@ -43,7 +45,11 @@ if command -v nvidia-smi >/dev/null 2>&1; then
   for c in $(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null); do echo "gpu $c"; done
 fi
 id=$2; shift 2
-if [ -e "bundles/$id/.offload-ls-complete" ]; then echo complete; exit 0; fi
+# leftovers: interrupted uploads and bundles / objects unused for 14 days
+find objects -mindepth 1 -maxdepth 1 -type d -name '.incoming-*' -mmin +1440 -exec rm -rf {} + 2>/dev/null
+find bundles -mindepth 1 -maxdepth 1 -type d -mtime +14 -exec rm -rf {} + 2>/dev/null
+find objects -mindepth 1 -maxdepth 1 -type f -links 1 -mtime +14 -exec rm -f {} + 2>/dev/null
+if [ -e "bundles/$id/.offload-ls-complete" ]; then touch -- "bundles/$id"; echo complete; exit 0; fi
 for h do [ -e "objects/$h" ] || echo "missing $h"; done
 """
 
@@ -55,7 +61,10 @@ _MATERIALIZE = r"""
 cd -- "$1" || exit 97
 id=$2; inc=$3; shift 3
 if [ -n "$inc" ] && [ -d "objects/$inc" ]; then
-  for o in "objects/$inc"/*; do [ -e "$o" ] && mv -f -- "$o" objects/; done
+  for o in "objects/$inc"/*; do
+    [ -e "$o" ] || continue
+    if [ -e "objects/${o##*/}" ]; then rm -f -- "$o"; else mv -- "$o" objects/; fi
+  done
   rmdir -- "objects/$inc"
 fi
 tmp="bundles/.$id.$$"
@@ -76,15 +85,22 @@ rm -rf -- "bundles/$id"
 mv -- "$tmp" "bundles/$id" || exit 97
 """
 
-#: Run the bundle in its directory, recording the pid first (``exec`` keeps it: the shell,
-#: ``env``, the bundle's ``run`` script and the binary are one process) so that a
-#: cancelled run can be killed on the target. Arguments: bundle dir, pid file, then
-#: ``NAME=VALUE``... and the program's argv for ``env``.
+#: Run the bundle in its directory as a child whose pid is recorded (so that a cancelled
+#: run can be killed on the target: ssh without a terminal leaves it running), then say how
+#: it ended on a line of its own on stderr: ssh's own exit status cannot tell a program
+#: killed by a signal from a failed connection (both are 255). Arguments: bundle dir, pid
+#: file, marker, then ``NAME=VALUE``... and the program's argv for ``env``.
 _RUN = r"""
 cd -- "$1" || exit 97
-echo $$ > "$2"
-shift 2
-exec env "$@"
+pidfile=$2; marker=$3; shift 3
+env "$@" &
+child=$!
+echo "$child" > "$pidfile"
+wait "$child"
+status=$?
+rm -f -- "$pidfile"
+printf '\n%s %s\n' "$marker" "$status" >&2
+exit "$status"
 """
 
 _KILL = r"""
@@ -244,7 +260,8 @@ class Shell:
         if self.local or done.returncode != 255:
             return None
         why = (done.stderr.strip().splitlines() or ["ssh exited with status 255"])[-1]
-        return (f"cannot reach {self.target.host} over ssh ({why}); check that `ssh {self.target.host} true` works "
+        probe = shlex.join([*self._ssh_base("ssh"), "--", self.target.host, "true"])
+        return (f"cannot reach {self.target.host} over ssh ({why}); check that `{probe}` works "
                 f"without a password prompt (offload-ls runs ssh with BatchMode=yes: use ssh-agent or a key)")
 
     async def upload(self, files: Sequence[tuple[Path, str]], remote_dir: str, timeout: float,
@@ -312,8 +329,11 @@ async def stage(shell: Shell, entries: Sequence[Entry], *, timeout: float = 600.
             up = await shell.upload(send, f"{staged.work_dir}/objects/{incoming}", timeout, cancel)
         except OSError as exc:
             raise TargetError(f"copying the bundle to {staged.work_dir} failed: {exc}") from exc
-        if up is not None:
-            _raise_unless_ok(shell, up, f"copying the bundle to {t.host}:{staged.work_dir} failed")
+        if up is not None and not up.ok:
+            why = (up.stderr.strip().splitlines() or [up.error or f"exit status {up.returncode}"])[-1]
+            raise TargetError(f"copying the bundle to {t.host}:{staged.work_dir} with scp failed ({why}), although "
+                              f"ssh to it worked: scp uses the SFTP subsystem since OpenSSH 9, so the host's sshd "
+                              f"needs `Subsystem sftp`; try `scp` of a small file to it")
     words: list[str] = []
     for e in entries:
         words += ["l", e.path, e.link, "-"] if e.link else ["f", e.path, e.sha256, "x" if e.executable else "-"]
@@ -403,13 +423,39 @@ def check_glibc(bundle: Path, target_glibc: str, where: str) -> None:
 async def run_over_ssh(shell: Shell, staged: Staged, program_args: Sequence[str], env: dict[str, str], *,
                        timeout: float, cancel: CancelToken | None,
                        on_stdout: Callable[[str], None] | None = None,
-                       on_stderr: Callable[[str], None] | None = None) -> Completed:
-    """Run the staged bundle on an ssh target with ``env``; a cancelled or timed-out run is
-    also killed on the target (ssh without a terminal does not stop the remote program)."""
-    pid_file = f"{staged.bundle_dir}/.offload-ls/pid-{os.getpid()}-{id(staged):x}"
+                       on_stderr: Callable[[str], None] | None = None) -> tuple[Completed, int | None]:
+    """Run the staged bundle on an ssh target with ``env``; a cancelled, timed-out or
+    interrupted (Ctrl-C) run is also killed on the target.
+
+    Returns:
+        (what ssh did, the program's own exit status as the target's shell saw it: 128 + N
+        for signal N; ``None`` when it never ended there, e.g. the connection failed)."""
+    pid_file = f"{staged.bundle_dir}/.offload-ls/pid-{os.getpid()}-{secrets.token_hex(4)}"
+    marker = f"@offload-ls-exit-{secrets.token_hex(6)}"
     words = [f"{k}={v}" for k, v in sorted(env.items())]
-    done = await shell.run(["sh", "-c", _RUN, "sh", staged.bundle_dir, pid_file, *words, "./run", *program_args],
-                           timeout=timeout, cancel=cancel, on_stdout=on_stdout, on_stderr=on_stderr)
+
+    def err_line(line: str) -> None:
+        if on_stderr is not None and not line.startswith(marker) and line != "":
+            on_stderr(line)
+
+    try:
+        done = await shell.run(["sh", "-c", _RUN, "sh", staged.bundle_dir, pid_file, marker, *words, "./run",
+                                *program_args], timeout=timeout, cancel=cancel, on_stdout=on_stdout,
+                               on_stderr=err_line)
+    except asyncio.CancelledError:
+        await asyncio.shield(shell.run(["sh", "-c", _KILL, "sh", pid_file], timeout=30.0))
+        raise
     if done.cancelled or done.timed_out:
         await shell.run(["sh", "-c", _KILL, "sh", pid_file], timeout=30.0)
-    return done
+    status = None
+    kept = []
+    for line in done.stderr.splitlines():
+        if line.startswith(marker + " "):
+            tail = line[len(marker) + 1:].strip()
+            status = int(tail) if tail.isdigit() else None
+        else:
+            kept.append(line)
+    while kept and kept[-1] == "":
+        kept.pop()  # the blank line before the marker
+    done.stderr = "\n".join(kept) + ("\n" if kept else "")
+    return done, status

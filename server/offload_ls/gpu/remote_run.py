@@ -71,29 +71,49 @@ async def run_on_target(target: RunTarget, bundle: Path, program_args: Sequence[
                           f"{', '.join(staged.gpu_archs)}: rebuild with --arch {staged.gpu_archs[0]}")
     env = remote_env(device)
     if target.kind == "ssh":
-        say(f"running on {target.host}")
-        done = await run_over_ssh(shell, staged, program_args, env, timeout=timeout, cancel=cancel,
-                                  on_stdout=on_stdout, on_stderr=on_stderr)
-        why = shell.unreachable(done)
-        report = _report(str(exe), done.returncode, done.seconds, done.stdout, done.stderr, done.timed_out,
-                         done.cancelled)
-        report.problems = ([why] if why else []) + diagnose(report, None, timeout, bool(staged.gpu_archs) or None,
-                                                            images, staged.gpu_archs, image_archs)
-        return report
+        return await _run_ssh(shell, staged, program_args, env, str(exe), timeout=timeout, cancel=cancel,
+                              say=say, on_stdout=on_stdout, on_stderr=on_stderr, images=images,
+                              image_archs=image_archs, gpu_image=gpu_image)
     argv = sbatch_argv(shell, staged, job_name, env, program_args)
     job = await submit(shell, argv)
     say(f"submitted job {job} to {target.describe()}")
     result = await follow(shell, job, staged, run_timeout=timeout, cancel=cancel, progress=say,
                           on_stdout=on_stdout, on_stderr=on_stderr)
     status = result.exit_status
-    if result.state not in ("COMPLETED", "FAILED") and status == 0:
-        status = None  # NODE_FAIL, PREEMPTED, ..: Slurm's 0:0 does not mean the program succeeded
-    report = _report(f"{exe} (job {job}{' on ' + result.node if result.node else ''})", status,
-                     result.seconds, result.stdout, result.stderr, result.timed_out, result.cancelled)
+    if result.state not in ("COMPLETED", "FAILED") and status == 0 or result.cancelled:
+        status = None  # NODE_FAIL, PREEMPTED, cancelled ..: Slurm's 0:0 does not mean the program succeeded
+    report = _report(str(exe), status, result.seconds, result.stdout, result.stderr, result.timed_out,
+                     result.cancelled)
+    report.where = f"job {job}" + (f" on {result.node}" if result.node else "") + f", {target.describe()}"
     archs = part.archs if part is not None else []
-    report.problems = result.problems + [p for p in diagnose(report, None, timeout, bool(archs) or None, images, archs,
-                                                              image_archs)
-                                         if not (result.problems and p.startswith("the program exited"))]
+    own = diagnose(report, None, timeout, (bool(archs) or None) if gpu_image else None, images, archs, image_archs)
+    if result.problems:  # Slurm's account of the end says it better than the generic sentences
+        own = [p for p in own if not p.startswith(("the program exited", "did not finish within"))]
+    report.problems = result.problems + own
+    return report
+
+
+async def _run_ssh(shell: Shell, staged, program_args, env, exe: str, *, timeout: float, cancel, say,
+                   on_stdout, on_stderr, images, image_archs, gpu_image: bool) -> RunReport:
+    """The ssh half of :func:`run_on_target`: the program's own exit status from the
+    target's shell (ssh's 255 is ambiguous), the report's problems."""
+    target = shell.target
+    say(f"running on {target.host}")
+    done, status = await run_over_ssh(shell, staged, program_args, env, timeout=timeout, cancel=cancel,
+                                      on_stdout=on_stdout, on_stderr=on_stderr)
+    why = shell.unreachable(done) if status is None else None
+    if done.cancelled or done.timed_out:
+        code = None  # the local ssh client was killed; the program was killed on the target
+    elif status is not None:
+        code = -(status - 128) if status > 128 else status  # `wait` gives 128 + N for signal N
+    else:
+        code = done.returncode if why is None else None
+    report = _report(exe, code, done.seconds, done.stdout, done.stderr, done.timed_out, done.cancelled)
+    report.where = f"{target.host} (ssh)"
+    report.problems = ([why] if why else []) + [
+        p for p in diagnose(report, None, timeout, (bool(staged.gpu_archs) or None) if gpu_image else None,
+                            images, staged.gpu_archs, image_archs)
+        if not (why and p.startswith("the program exited"))]
     return report
 
 

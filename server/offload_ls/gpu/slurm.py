@@ -12,6 +12,7 @@ slurm-wlm 22.05 (tests/gpu/test_remote.py).
 from __future__ import annotations
 
 import asyncio
+import base64
 import re
 import secrets
 import time
@@ -32,17 +33,21 @@ FINAL_STATES = {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT
 _DOWN = ("down", "drain", "drained", "draining", "fail", "failing", "future", "inval", "maint", "not_responding",
          "power_down", "powered_down", "unknown")
 
-#: One poll: the job's line from squeue, then both output files from their offsets, each
-#: after a boundary line. Arguments: job id, boundary, stdout path, offset, stderr path, offset.
+#: One poll: squeue's line for the job and its exit status, then what each output file
+#: gained since the last poll, as base64 (exact bytes: invalid UTF-8 and characters split
+#: across polls survive), at most CHUNK bytes per file and poll. Arguments: job id,
+#: boundary, stdout path, offset, stderr path, offset, chunk bytes.
 _POLL = r"""
-squeue -h -j "$1" -o '%T|%M|%R|%N' 2>/dev/null
-echo "$2"
-tail -c +"$4" -- "$3" 2>/dev/null
-echo
-echo "$2"
-tail -c +"$6" -- "$5" 2>/dev/null
-echo
+squeue -h -t all -j "$1" -o '%T|%M|%R|%N' 2>&1
+echo "$2 squeue-status $?"
+echo "$2 file"
+if [ -f "$3" ]; then tail -c +"$(($4 + 1))" -- "$3" | head -c "$7" | base64; fi
+echo "$2 file"
+if [ -f "$5" ]; then tail -c +"$(($6 + 1))" -- "$5" | head -c "$7" | base64; fi
 """
+
+#: Bytes of each output file read per poll (base64 makes them 4/3 as many on the wire).
+CHUNK = 8 << 20
 
 
 @dataclass
@@ -53,6 +58,7 @@ class Partition:
     nodes: dict[str, str] = field(default_factory=dict)
     archs: list[str] = field(default_factory=list)
     gres: list[str] = field(default_factory=list)
+    available: str = "up"  # sinfo %a: up / down / drain / inact
 
     @property
     def usable(self) -> list[str]:
@@ -84,7 +90,7 @@ async def partition_info(shell: Shell, partition: str, timeout: float = 60.0) ->
     Raises:
         TargetError: sinfo is missing or fails, or the partition does not exist.
     """
-    argv = ["sinfo", "-h", "-N", "-o", "%N|%G|%T|%P"]
+    argv = ["sinfo", "-h", "-N", "-o", "%N|%G|%T|%P|%a"]
     if partition:
         argv += ["-p", partition]
     done = await shell.run(argv, timeout=timeout)
@@ -105,6 +111,8 @@ async def partition_info(shell: Shell, partition: str, timeout: float = 60.0) ->
             continue  # the default partition is marked with '*'
         part.name = pname.rstrip("*")
         part.nodes[node] = state
+        if len(bits) > 4 and bits[4].strip():
+            part.available = bits[4].strip()
         if gres and gres != "(null)":
             part.gres.append(gres)
             part.archs += [a for a in arch_of_gres(gres) if a not in part.archs]
@@ -121,7 +129,10 @@ def check_partition(part: Partition, image_archs: Sequence[str], configured_arch
     Returns:
         sentences (empty: go ahead)."""
     problems = []
-    if not part.usable:
+    if part.available != "up":
+        problems.append(f"partition {part.name} is {part.available} (its State is not UP): no job of it starts; "
+                        f"choose another partition or ask the administrators")
+    elif not part.usable:
         states = ", ".join(f"{n}: {s}" for n, s in sorted(part.nodes.items()))
         problems.append(f"partition {part.name} has no node that can take a job ({states}); see `sinfo -R` "
                         f"for why, or choose another partition")
@@ -165,125 +176,176 @@ async def submit(shell: Shell, argv: Sequence[str], timeout: float = 60.0) -> st
     why = shell.unreachable(done)
     if why:
         raise TargetError(why)
-    job = done.stdout.strip().split(";")[0]
-    if not done.ok or not job.isdigit():
-        msg = (done.stderr.strip() or done.stdout.strip() or f"exit status {done.returncode}").splitlines()[-1]
-        raise TargetError(f"sbatch refused the job: {msg}")
-    return job
+    # `--parsable` prints `jobid[;cluster]` as its last line (a login banner may come first)
+    ids = [ln.split(";")[0] for ln in done.stdout.splitlines() if re.fullmatch(r"\d+(;\S+)?", ln.strip())]
+    if not done.ok or not ids:
+        lines = [ln for ln in (done.stderr.strip() or done.stdout.strip()).splitlines()
+                 if ln.strip() and "--help" not in ln] or [f"exit status {done.returncode}"]
+        raise TargetError("sbatch refused the job: " + "; ".join(lines[-4:]))
+    return ids[-1].strip()
 
 
 class _Follower:
-    """Reads what a job wrote since the last poll, line by line."""
+    """What a job wrote to one output file, line by line, from the exact bytes."""
 
     def __init__(self, path: str, on_line: Callable[[str], None] | None) -> None:
         self.path = path
         self.offset = 0  # bytes consumed
-        self.pending = ""
+        self.pending = b""
         self.kept: list[str] = []
         self.kept_bytes = 0
         self.dropped = 0
         self.on_line = on_line
 
-    def feed(self, chunk: str, final: bool) -> None:
-        text = self.pending + chunk
-        if final:
-            lines, self.pending = text.split("\n"), ""
-            if lines and lines[-1] == "":
-                lines.pop()
-        else:
-            *lines, self.pending = text.split("\n")
-        self.offset += len(chunk.encode("utf-8", "surrogateescape"))
-        for line in lines:
+    def feed(self, chunk: bytes, final: bool) -> None:
+        """Take the bytes the file gained; complete lines go out (all of them when ``final``)."""
+        self.offset += len(chunk)
+        data = self.pending + chunk
+        *lines, self.pending = data.split(b"\n")
+        if final and self.pending:
+            lines.append(self.pending)
+            self.pending = b""
+        for raw in lines:
+            line = raw.decode("utf-8", errors="replace")
             if self.kept_bytes < MAX_CAPTURE:
                 self.kept.append(line)
-                self.kept_bytes += len(line) + 1
+                self.kept_bytes += len(raw) + 1
             else:
-                self.dropped += len(line) + 1
+                self.dropped += len(raw) + 1
             if self.on_line:
                 self.on_line(line)
 
     def text(self) -> str:
         out = "\n".join(self.kept) + ("\n" if self.kept else "")
-        return out + (f"[{self.dropped} more bytes not kept]\n" if self.dropped else "")
+        return out + (f"[offload-ls: {self.dropped} more bytes of output were not kept]\n" if self.dropped else "")
+
+
+def _parse_poll(text: str, boundary: str) -> tuple[str, int | None, bytes, bytes]:
+    """(squeue's line, squeue's exit status, stdout bytes, stderr bytes) of one poll."""
+    head, _, rest = text.partition(f"{boundary} squeue-status ")
+    status_text, _, rest = rest.partition("\n")
+    parts = rest.split(f"{boundary} file")
+    chunks = []
+    for p in parts[1:3]:
+        data = "".join(p.split())
+        try:
+            chunks.append(base64.b64decode(data) if data else b"")
+        except ValueError:
+            raise ValueError(f"bad poll output: {text[-300:]!r}") from None
+    while len(chunks) < 2:
+        chunks.append(b"")
+    status = int(status_text) if status_text.strip().isdigit() else None
+    line = next((ln for ln in head.splitlines() if ln.count("|") >= 3), "")
+    return line, status, chunks[0], chunks[1]
 
 
 async def follow(shell: Shell, job: str, staged: Staged, *, run_timeout: float, cancel: CancelToken | None,
                  progress: Progress | None = None, on_stdout: Callable[[str], None] | None = None,
                  on_stderr: Callable[[str], None] | None = None, poll_s: float = 1.0) -> JobResult:
-    """Follow job ``job`` to its end: ``$/progress``-style messages with its state, the
-    pending reason and elapsed time while it waits; its output as it is written; ``scancel``
-    when ``cancel`` fires, when it waited longer than the target's ``queue_timeout_s`` or
-    ran longer than ``run_timeout`` seconds. Never raises for the job's own failures: they
+    """Follow job ``job`` to its end: progress messages when its state or pending reason
+    changes (and every 30 s while it waits, with the time waited); its output as it is
+    written; ``scancel`` when ``cancel`` fires, when this task is cancelled (Ctrl-C), when it
+    waited longer than the target's ``queue_timeout_s`` or ran longer than ``run_timeout``
+    seconds. A failing ``squeue`` (slurmctld restarting, a busy controller) is retried for
+    :data:`LOST_CONTACT_S` before giving up. Never raises for the job's own failures: they
     are in :attr:`JobResult.problems`."""
-    say = progress or (lambda m: None)
+    try:
+        return await _follow(shell, job, staged, run_timeout, cancel, progress or (lambda m: None),
+                             on_stdout, on_stderr, poll_s)
+    except asyncio.CancelledError:
+        # Ctrl-C / SIGTERM in the CLI, or the server shutting down: the job must not outlive us
+        await asyncio.shield(_scancel(shell, job))
+        raise
+
+
+#: Seconds of failing polls (squeue or ssh errors) after which following a job stops.
+LOST_CONTACT_S = 120.0
+
+
+async def _follow(shell: Shell, job: str, staged: Staged, run_timeout: float, cancel: CancelToken | None,
+                  say: Progress, on_stdout, on_stderr, poll_s: float) -> JobResult:
     meta = f"{staged.bundle_dir}/.offload-ls"
     out = _Follower(f"{meta}/job-{job}.out", on_stdout)
     err = _Follower(f"{meta}/job-{job}.err", on_stderr)
     result = JobResult(job)
     start = time.monotonic()
     running_since: float | None = None
-    last_state = ""
+    last_said = ("", "", 0.0)
     boundary = f"--offload-ls-{secrets.token_hex(8)}--"
-    misses = 0
+    failing_since: float | None = None
     while True:
-        done = await shell.run(["sh", "-c", _POLL, "sh", job, boundary, out.path, str(out.offset + 1), err.path,
-                                str(err.offset + 1)], timeout=60.0)
-        if not done.ok:
-            misses += 1
-            why = shell.unreachable(done) or (done.stderr.strip() or "no answer")
-            if misses >= 5:
-                result.problems.append(f"lost contact with {shell.target.describe()} while following job {job} "
-                                       f"({why}); the job may still run: `squeue -j {job}`, `scancel {job}`")
+        done = await shell.run(["sh", "-c", _POLL, "sh", job, boundary, out.path, str(out.offset), err.path,
+                                str(err.offset), str(CHUNK)], timeout=60.0)
+        line, status, chunk_out, chunk_err = _parse_poll(done.stdout, boundary) if done.ok else ("", None, b"", b"")
+        state, elapsed, reason, node = (line.split("|") + ["", "", "", ""])[:4]
+        reason = "" if reason in ("(None)", "None") else reason.strip("()")
+        known_gone = status not in (None, 0) and "Invalid job id" in done.stdout
+        if not done.ok or status is None or (status != 0 and not known_gone):
+            now = time.monotonic()
+            failing_since = failing_since or now
+            if now - failing_since > LOST_CONTACT_S:
+                why = shell.unreachable(done) or (done.stdout.strip().splitlines()[:1] or [done.stderr.strip()])[0]
+                result.problems.append(f"lost contact with Slurm on {shell.target.describe()} for "
+                                       f"{LOST_CONTACT_S:.0f} s while following job {job} ({why}); the job may "
+                                       f"still run: `squeue -j {job}`, `scancel {job}`")
+                result.stdout, result.stderr = out.text(), err.text()
                 return result
             await asyncio.sleep(poll_s)
             continue
-        misses = 0
-        head, _, rest = done.stdout.partition(boundary + "\n")
-        chunk_out, _, chunk_err = rest.partition(boundary + "\n")
-        line = head.strip().splitlines()[0] if head.strip() else ""
-        state, elapsed, reason, node = (line.split("|") + ["", "", "", ""])[:4] if line else ("", "", "", "")
-        final = not line or state in FINAL_STATES
-        # `echo` after each tail: drop that one newline (the file's own text is before it)
-        out.feed(chunk_out[:-1] if chunk_out.endswith("\n") else chunk_out, final)
-        err.feed(chunk_err[:-1] if chunk_err.endswith("\n") else chunk_err, final)
-        reason = "" if reason in ("(None)", "None") else reason.strip("()")
-        if node:
+        failing_since = None
+        final = known_gone or not line or (state.split()[0] if state else "") in FINAL_STATES
+        if len(chunk_out) == CHUNK or len(chunk_err) == CHUNK:
+            final = False  # more output to read before the end
+        out.feed(chunk_out, final)
+        err.feed(chunk_err, final)
+        if node and node != "(null)":
             result.node = node
         if state == "RUNNING" and running_since is None:
             running_since = time.monotonic()
             result.queued_seconds = running_since - start
-        if state and state != last_state or state == "PENDING":
+        now = time.monotonic()
+        if state and ((state, reason) != last_said[:2] or state == "PENDING" and now - last_said[2] >= 30):
+            waited = f", waited {_clock(now - start)}" if state == "PENDING" else f", {elapsed}" if elapsed else ""
             say(f"job {job} {state.lower()}" + (f" ({reason})" if state == "PENDING" and reason else "")
-                + (f" on {node}" if state == "RUNNING" and node else "") + (f", {elapsed}" if elapsed else ""))
-            last_state = state
+                + (f" on {node}" if state == "RUNNING" and node else "") + waited)
+            last_said = (state, reason, now)
         if final:
             break
-        now = time.monotonic()
         if cancel is not None and cancel.cancelled and not result.cancelled:
             result.cancelled = True
             await _scancel(shell, job)
         elif running_since is None and now - start > shell.target.queue_timeout_s and not result.problems:
+            advice = ("the partition is down: choose another partition" if "PartitionDown" in reason else
+                      "raise queue-timeout-s or choose a less busy partition")
             result.problems.append(f"job {job} waited {now - start:.0f} s in the queue ({reason or 'pending'}) and was "
-                                   f"cancelled; raise queue-timeout-s or choose a less busy partition")
+                                   f"cancelled; {advice}")
             await _scancel(shell, job)
         elif running_since is not None and now - running_since > run_timeout and not result.timed_out:
             result.timed_out = True
             await _scancel(shell, job)
-        await asyncio.sleep(poll_s)
+        if len(chunk_out) < CHUNK and len(chunk_err) < CHUNK:
+            await asyncio.sleep(poll_s)
     result.seconds = time.monotonic() - (running_since or start)
-    await _final_state(shell, result)
+    await _final_state(shell, result, state if state in FINAL_STATES else "")
     result.stdout, result.stderr = out.text(), err.text()
     _explain(result, run_timeout)
     return result
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
 async def _scancel(shell: Shell, job: str) -> None:
     await shell.run(["scancel", job], timeout=30.0)
 
 
-async def _final_state(shell: Shell, result: JobResult) -> None:
-    """Fill ``state`` and ``exit_status`` from sacct, or scontrol when accounting is off."""
+async def _final_state(shell: Shell, result: JobResult, seen: str = "") -> None:
+    """Fill ``state`` and ``exit_status`` from sacct, or scontrol when accounting is off
+    (``seen``: the final state squeue showed, used when neither answers)."""
     job = result.job_id
+    result.state = seen
     for _ in range(10):
         done = await shell.run(["sacct", "-n", "-X", "-P", "-j", job, "-o", "State,ExitCode"], timeout=30.0)
         line = done.stdout.strip().splitlines()[0] if done.ok and done.stdout.strip() else ""

@@ -31,14 +31,25 @@ from offload_ls.workspace.cargo import RunTargetTables
 
 KINDS = ("local", "ssh", "slurm")
 
-_HOST = re.compile(r"^(?:[A-Za-z0-9_][A-Za-z0-9_.-]*@)?[A-Za-z0-9_][A-Za-z0-9_.:-]*$")
-_WORD = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
-_GRES = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:,-]*$")
-_TIME = re.compile(r"^(?:\d+-)?\d+(?::\d{1,2}){0,2}$")
-_PATH = re.compile(r"^(?:~/|/)?[A-Za-z0-9_.+-]+(?:/[A-Za-z0-9_.+-]+)*/?$|^~$")
-_ARCH = re.compile(r"^(?:sm_\d+[a-z]?|gfx[0-9a-f]+)$")
-_SBATCH_OPTION = re.compile(r"^--[a-z][a-z-]*(?:=[A-Za-z0-9_.:,@%/+=-]*)?$")
-_SSH_OPTION = re.compile(r"^[A-Za-z]+=[A-Za-z0-9_.:,@%/+~-]*$")
+_HOST = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.-]*@)?[A-Za-z0-9_][A-Za-z0-9_.:-]*")
+_WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+_GRES = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:,-]*")
+_TIME = re.compile(r"(?:\d+-)?\d+(?::\d{1,2}){0,2}")
+_PATH = re.compile(r"(?:~/|/)[A-Za-z0-9_.+-]+(?:/[A-Za-z0-9_.+-]+)*/?|~")
+_ARCH = re.compile(r"(?:sm_\d+[a-z]?|gfx[0-9a-f]+)")
+_SBATCH_OPTION = re.compile(r"--[a-z][a-z-]*(?:=[A-Za-z0-9_.:,@%/+=-]*)?")
+_SSH_OPTION = re.compile(r"([A-Za-z]+)=[A-Za-z0-9_.:,@%/+~-]*")
+
+#: ssh options a target may set (ssh_config(5)); not those that run a command here or
+#: there (ProxyCommand, LocalCommand, KnownHostsCommand, RemoteCommand, Match exec ..).
+SSH_OPTIONS = frozenset({
+    "AddressFamily", "BatchMode", "BindAddress", "CheckHostIP", "Ciphers", "Compression", "ConnectTimeout",
+    "ConnectionAttempts", "ControlMaster", "ControlPath", "ControlPersist", "GSSAPIAuthentication",
+    "HostKeyAlias", "HostName", "IdentitiesOnly", "IdentityAgent", "IdentityFile", "IPQoS", "LogLevel",
+    "Port", "PreferredAuthentications", "ProxyJump", "PubkeyAuthentication", "ServerAliveCountMax",
+    "ServerAliveInterval", "StrictHostKeyChecking", "TCPKeepAlive", "User", "UserKnownHostsFile",
+    "UpdateHostKeys", "VerifyHostKeyDNS",
+})
 
 #: sbatch options offload-ls sets itself (the run depends on them): not allowed in
 #: ``sbatch-options``.
@@ -139,7 +150,7 @@ def parse_target(name: str, table: Any, where: str) -> RunTarget:
         TargetError: an unknown key, a value of the wrong type, or a value that is not a
             plain host / partition / option (the message names the key and what is allowed).
     """
-    if not _WORD.match(name):
+    if not _WORD.fullmatch(name):
         raise TargetError(f"{where}: target name {name!r} must be letters, digits, '_', '.' or '-'")
     if not isinstance(table, dict):
         raise TargetError(f"{where}: expected a table of settings, got {type(table).__name__}")
@@ -182,26 +193,33 @@ def _check_value(attr: str, key: str, value: Any, where: str) -> Any:
         pattern, shape = ((_SSH_OPTION, "Key=Value, as ssh's -o takes it (Port=2222)") if attr == "ssh_options"
                           else (_SBATCH_OPTION, "--option or --option=value"))
         for v in value:
-            if not pattern.match(v):
+            m = pattern.fullmatch(v)
+            if not m:
                 raise bad(f"{v!r} is not {shape} without spaces or shell characters")
-            if attr == "sbatch_options" and v.split("=", 1)[0] in RESERVED_SBATCH:
-                raise bad(f"{v.split('=', 1)[0]} is set by offload-ls (use the target's own keys: "
-                          f"partition, account, gres, gpus, time-limit)")
+            if attr == "ssh_options" and m.group(1) not in SSH_OPTIONS:
+                raise bad(f"ssh option {m.group(1)} is not allowed here (it could run a program; allowed: "
+                          f"{', '.join(sorted(SSH_OPTIONS))}); set it in your ssh config instead")
+            name = v.split("=", 1)[0]
+            # sbatch takes any unambiguous prefix of a long option (`--outp` is `--output`)
+            taken = [r for r in RESERVED_SBATCH if r.startswith(name)] if attr == "sbatch_options" else []
+            if taken:
+                raise bad(f"{name} is (or abbreviates) {taken[0]}, which offload-ls sets itself (use the target's "
+                          f"own keys: partition, account, gres, gpus, time-limit)")
         return tuple(value)
     if not isinstance(value, str):
         raise bad("expected a string")
     checks = {
         "kind": (lambda v: v in KINDS, f"one of {', '.join(KINDS)}"),
-        "host": (lambda v: v == "" or (_HOST.match(v) and not v.startswith("-")),
+        "host": (lambda v: v == "" or (_HOST.fullmatch(v) and not v.startswith("-")),
                  "a host name, user@host or an ssh config alias (letters, digits, '.', '-', '_')"),
-        "work_dir": (lambda v: bool(_PATH.match(v)) and ".." not in v.split("/"),
-                     "an absolute path or one under ~/, of letters, digits, '.', '_', '-', '+'"),
+        "work_dir": (lambda v: bool(_PATH.fullmatch(v)) and ".." not in v.split("/"),
+                     "an absolute path or one under ~/ (not a relative one), of letters, digits, '.', '_', '-', '+'"),
         "ssh_config": (lambda v: v == "" or (v.startswith(("/", "~/")) and "\0" not in v), "an absolute path or ~/..."),
-        "partition": (lambda v: v == "" or _WORD.match(v), "a partition name"),
-        "account": (lambda v: v == "" or _WORD.match(v), "an account name"),
-        "gres": (lambda v: v == "" or _GRES.match(v), "a GRES like gpu:1 or gpu:h200:2"),
-        "time_limit": (lambda v: v == "" or _TIME.match(v), "a Slurm time like 10, 00:10:00 or 1-00:00:00"),
-        "gpu_arch": (lambda v: v == "" or _ARCH.match(v), "an arch like sm_90 or gfx90a"),
+        "partition": (lambda v: v == "" or _WORD.fullmatch(v), "a partition name"),
+        "account": (lambda v: v == "" or _WORD.fullmatch(v), "an account name"),
+        "gres": (lambda v: v == "" or _GRES.fullmatch(v), "a GRES like gpu:1 or gpu:h200:2"),
+        "time_limit": (lambda v: v == "" or _TIME.fullmatch(v), "a Slurm time like 10, 00:10:00 or 1-00:00:00"),
+        "gpu_arch": (lambda v: v == "" or _ARCH.fullmatch(v), "an arch like sm_90 or gfx90a"),
     }
     ok, shape = checks[attr]
     if not ok(value):

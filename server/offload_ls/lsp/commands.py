@@ -238,7 +238,8 @@ class GpuCommands:
         if outcome is None:
             return refusal
         rep = outcome.report
-        self._finish(token, manifest, "no run" if rep is None else ("ok" if rep.ok else "failed"))
+        self._finish(token, manifest, "no run" if rep is None else
+                     "cancelled" if rep.cancelled else ("ok" if rep.ok else "failed"))
         self.resources[manifest] = outcome.build.resources
         if rep is None:
             for d in outcome.build.diagnostics:
@@ -246,6 +247,10 @@ class GpuCommands:
             return self._refuse("offload-ls: the build failed, nothing was run; see the offload-ls log")
         self.reports[manifest] = rep
         self.server.log(rep.render(), types.MessageType.Info if rep.ok else types.MessageType.Warning)
+        if rep.cancelled:
+            self.server.show(f"offload-ls: the run of {manifest.parent.name} was cancelled", types.MessageType.Info)
+            self.server.refresh_code_lenses()
+            return report_json(rep)
         self.server.show(f"offload-ls: {manifest.parent.name} " + ("ran OK" if rep.ok else "run failed")
                          + f" — {len(rep.log.launches)} launches, {human_bytes(rep.log.h2d_bytes)} to device, "
                            f"{human_bytes(rep.log.d2h_bytes)} back" + (f"; {rep.problems[0]}" if rep.problems else ""),
@@ -264,6 +269,16 @@ class GpuCommands:
     async def doctor(self) -> dict:
         report = await asyncio.get_running_loop().run_in_executor(None, self.server.compiles.fresh_doctor)
         return report.to_json()
+
+    async def wind_down(self, timeout_s: float = 10.0) -> None:
+        """Cancel every running build or run and wait (at most ``timeout_s``) for them to
+        end, so that a Slurm job is cancelled and a remote program killed before the
+        server exits (``shutdown``)."""
+        for token in list(self.jobs.values()):
+            token.cancel()
+        deadline = asyncio.get_running_loop().time() + timeout_s
+        while self.jobs and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.1)
 
     def cancel(self, args: UriArgs) -> dict:
         manifest = self._crate(args.uri)

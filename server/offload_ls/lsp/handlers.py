@@ -23,8 +23,9 @@ def register(server: OffloadLanguageServer) -> None:
         await ls.on_initialized()
 
     @server.feature(types.SHUTDOWN)
-    def shutdown(ls: OffloadLanguageServer, params: None) -> None:
+    async def shutdown(ls: OffloadLanguageServer, params: None) -> None:
         ls.stop_background()
+        await ls.gpu.wind_down()  # a Slurm job or remote program must not outlive the session
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: OffloadLanguageServer, params: types.DidOpenTextDocumentParams) -> None:
