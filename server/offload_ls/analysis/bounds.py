@@ -656,8 +656,11 @@ def _mul(a: Poly, b: Poly) -> Poly:
 
 
 def _le_minus_one(p: Poly) -> bool:
-    """``p <= -1`` for every non-negative value of its symbols."""
-    return all(c <= 0 for m, c in p.items() if m != ()) and p.get((), 0) <= -1
+    """``p <= -1`` for every value of its symbols that is at least 1 (they are sizes, counts
+    and strides: ``row * n`` under ``row < rows`` is below ``rows * n`` for any ``n >= 1``)."""
+    if not all(c <= 0 for m, c in p.items() if m != ()):
+        return False
+    return p.get((), 0) + sum(c for m, c in p.items() if m != ()) <= -1
 
 
 class _Bounds:
@@ -742,6 +745,11 @@ class _Bounds:
             m = _method_call(node)
             if m is not None and m[0] in _DIVISIONS:
                 return UNKNOWN  # a quotient (CubeCL `FastDivmod::div_mod`): its bound is not worked out
+            args = node.child_by_field_name("arguments")
+            if args is not None and any(self.is_thread(a) for a in _named(args)):
+                # a function of the position (`layout.to_source_pos(ABSOLUTE_POS)`, a helper that
+                # maps it into range): what it returns is not worked out
+                return UNKNOWN
         key = canon(node)
         if sign != 0:
             guarded = self._guarded(node, key, sign, depth)
@@ -876,6 +884,12 @@ class _Bounds:
             return False
         op = node.child_by_field_name("operator")
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if op is not None and op.type == "*" and left is not None and right is not None:
+            # a row's start, `row * n` under `row < rows` (the column term is 0)
+            m = self._product(node, depth)
+            if m is not None and not self.is_thread(m[1]) and _constant(strip(m[1]), self.fold) is None:
+                return isinstance(self.of(m[0], 1), dict)
+            return False
         if op is None or op.type != "+" or left is None or right is None:
             return False
         for mul, w in ((left, right), (right, left)):

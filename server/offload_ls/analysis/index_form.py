@@ -103,7 +103,9 @@ class IndexForms:
                 return self.of(b.value, depth + 1)
             if b is not None and b.kind == "let" and b.mutable:
                 if self.flow.depends(node):
-                    return self.of(b.value, depth + 1) if b.value is not None else None  # its first value
+                    if b.value is None or not self.flow.depends(b.value):
+                        return None  # `let mut idx = base; idx += POS;`: the position comes later
+                    return self.of(b.value, depth + 1)  # its first value (a grid-stride loop's start)
         if self.fold is not None:
             v = self.fold(node)
             if v is not None:

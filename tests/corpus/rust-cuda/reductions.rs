@@ -155,3 +155,18 @@ pub unsafe fn sum_blocks_racy(input: &[f32], total: *mut f32) {
         *total += SUMS[0]; //~ WARN unindexed_kernel_write
     }
 }
+
+//@ case: correct
+// Reports an allocation failure the way `alloc` does: cuda_std gives kernels an allocator, so the `alloc` crate exists on the device.
+#[kernel]
+pub unsafe fn scratch_or_fail(bytes: usize, out: *mut u8) {
+    let layout = core::alloc::Layout::from_size_align(bytes, 16).unwrap();
+    let p = alloc::alloc::alloc(layout);
+    if p.is_null() {
+        alloc::alloc::handle_alloc_error(layout);
+    }
+    if thread::index_1d() == 0 {
+        *out = 1;
+    }
+    alloc::alloc::dealloc(p, layout);
+}

@@ -255,3 +255,36 @@ pub fn render_tone(
     let period_ms = 1000.0 / osc.frequency;
     log::debug!("{}", format!("rendering {frames} frames, period {period_ms:.3} ms"));
 }
+
+//@ case: correct
+// Integer mixing with `u32::wrapping_add` chains (no pointer arithmetic); the store is guarded.
+#[spirv(compute(threads(64)))]
+pub fn hash_mix_cs(
+    #[spirv(global_invocation_id)] id: UVec3,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] keys: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] hashes: &mut [u32],
+) {
+    let i = id.x as usize;
+    if i >= hashes.len() || i >= keys.len() {
+        return;
+    }
+    let k = keys[i];
+    let salt = k.rotate_left(13);
+    hashes[i] = k.wrapping_mul(0x9e37_79b9).wrapping_add(salt).wrapping_add(i as u32);
+}
+
+//@ case: correct
+// One invocation per row clears the row's first element: `row * n` under `row < rows`.
+#[spirv(compute(threads(64)))]
+pub fn clear_row_heads_cs(
+    #[spirv(global_invocation_id)] id: UVec3,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] rows_data: &mut [f32],
+    #[spirv(push_constant)] shape: &[u32; 2],
+) {
+    let (rows, n) = (shape[0] as usize, shape[1] as usize);
+    let row = id.x as usize;
+    let start = row * n;
+    if row < rows {
+        rows_data[start] = 0.0;
+    }
+}

@@ -242,3 +242,40 @@ pub fn encode_compaction(
     pass.set_push_constants(0, bytemuck::bytes_of(&CullParams { far_plane }));
     pass.dispatch_workgroups(count.div_ceil(128), 1, 1);
 }
+
+/// A float in a `u32` whose `+=` is an atomic compare-exchange loop on the bits (what shader
+/// crates without native float atomics write).
+#[repr(transparent)]
+pub struct AtomicF32Bits(u32);
+
+impl core::ops::AddAssign<f32> for AtomicF32Bits {
+    fn add_assign(&mut self, rhs: f32) {
+        let mut old = self.0;
+        loop {
+            let new = (f32::from_bits(old) + rhs).to_bits();
+            let seen = unsafe {
+                spirv_std::arch::atomic_compare_exchange::<u32, { spirv_std::memory::Scope::Device as u32 },
+                    { spirv_std::memory::Semantics::NONE.bits() }, { spirv_std::memory::Semantics::NONE.bits() }>(
+                    &mut self.0, new, old)
+            };
+            if seen == old {
+                break;
+            }
+            old = seen;
+        }
+    }
+}
+
+//@ case: correct
+// Every workgroup adds its input into one total through the atomic `+=` of `AtomicF32Bits`.
+#[spirv(compute(threads(1)))]
+pub fn total_atomic_cs(
+    #[spirv(workgroup_id)] group: UVec3,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] input: &[f32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] total: &mut [AtomicF32Bits],
+) {
+    let g = group.x as usize;
+    if g < input.len() {
+        total[0] += input[g];
+    }
+}

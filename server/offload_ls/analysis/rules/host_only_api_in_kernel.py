@@ -90,7 +90,7 @@ def _provided(profile, category: str, name: str, how: str) -> bool:
         return False
     if how in ("macro",) or name.endswith("!"):
         return name.rstrip("!") in profile.device_macros
-    if how == "method":
+    if how == "method" or name.lstrip(":").startswith("alloc::"):
         return bool(profile.device_types)  # an allocator exists on the device
     return name in profile.device_types
 
@@ -218,6 +218,8 @@ def _category(node: Node, how: str) -> tuple[str, str]:
     for leaf in leaves:
         if leaf in HEAP_TYPES:
             return "alloc", leaf
+    if leaves and leaves[0] == "alloc":
+        return "alloc", node_text(node)  # `alloc::alloc::handle_alloc_error`: the alloc crate
     return "std", node_text(node)
 
 

@@ -98,8 +98,10 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             if bounded(index, guards, fold, resolve, length, flow.depends,
                        lambda n, flow=flow: _block_only(flow, n), _base(use), holds):
                 continue
-            seen.add(key)
             tvars = flow.thread_vars(index)
+            if _built_up(flow, [b for _, b in tvars]):
+                continue  # `off += pos / s % n * t` in a loop: its bound is not worked out
+            seen.add(key)
             var = node_text(tvars[0][0]) if tvars else node_text(index)
             hint = _len_hint(use, index, raw, flow)
             weak = _weak_guard(index, guards, fold, holds, flow)
@@ -107,6 +109,35 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             yield Finding(rule=NAME, span=Span(index.start_byte, index.end_byte),
                           message=message(var, node_text(use), raw or profile.raw_indexing, hint, weak,
                                           node_text(base) if base is not None else None, length))
+
+
+def _accumulated(flow: ThreadFlow, b) -> bool:
+    """Is the variable of binding ``b`` built up with compound assignments from a start that
+    is the same for every thread, or that a function computes from the position (``let mut
+    off = 0; .. off += p / s % n * t``, ``let mut off = offset_of(POS, ..); off += ..``)?
+    (One that starts from the position itself, ``let mut k = i; k += 100``, is followed as
+    usual.)"""
+    if not b.mutable or b.value is None:
+        return False
+    start = strip(b.value)
+    if flow.depends(start) and start.type != "call_expression":
+        return False
+    return any(r.parent is not None and r.parent.type == "compound_assignment_expr" for r in flow.assignments(b.name))
+
+
+def _built_up(flow: ThreadFlow, bindings: list, depth: int = 0) -> bool:
+    """Does any of ``bindings``, or a variable their values are computed from, come from
+    :func:`_accumulated` (``let index = indices[i] * s + offset_tensor;`` with
+    ``offset_tensor`` built up in a loop)?"""
+    if depth > 6:
+        return False
+    for b in bindings:
+        if _accumulated(flow, b):
+            return True
+        if b.kind == "let" and b.value is not None and not b.mutable and \
+                _built_up(flow, [bb for _, bb in flow.thread_vars(b.value)], depth + 1):
+            return True
+    return False
 
 
 def _guard_holds_at(flow: ThreadFlow):
@@ -219,6 +250,49 @@ _POINTER_METHODS = frozenset({"add", "offset", "sub", "wrapping_add", "wrapping_
                               "byte_add", "byte_offset"})
 
 
+#: pointer methods that integers have too (``u32::wrapping_add``): an index use only when the
+#: receiver is known to be a raw pointer
+_INTEGER_TOO = frozenset({"wrapping_add", "wrapping_sub"})
+
+
+def _method(call: Node) -> str:
+    fn = call.child_by_field_name("function")
+    field = fn.child_by_field_name("field") if fn is not None and fn.type == "field_expression" else None
+    return node_text(field) if field is not None else ""
+
+
+def _pointer_receiver(flow: ThreadFlow, call: Node) -> bool:
+    """Is the receiver of ``call`` a raw pointer: a parameter or ``let`` typed ``*const T`` /
+    ``*mut T``, or a value made by ``as *mut ..``, ``.as_ptr()``, ``.as_mut_ptr()`` or
+    another pointer method?"""
+    fn = call.child_by_field_name("function")
+    recv = strip(fn.child_by_field_name("value")) if fn is not None and fn.type == "field_expression" else None
+    for _ in range(8):
+        if recv is None:
+            return False
+        if recv.type == "call_expression":
+            method = _method(recv)
+            if method in ("as_ptr", "as_mut_ptr", "cast", "cast_mut", "add", "offset", "byte_add"):
+                return True
+            if method not in _POINTER_METHODS:
+                return False
+            fn = recv.child_by_field_name("function")  # `a.wrapping_add(b).wrapping_add(c)`: look at `a`
+            recv = strip(fn.child_by_field_name("value")) if fn is not None else None
+            continue
+        if recv.type == "type_cast_expression":
+            t = recv.child_by_field_name("type")
+            return t is not None and t.type == "pointer_type"
+        if recv.type != "identifier":
+            return False
+        b = flow.binding(recv)
+        if b is None:
+            return False
+        if b.type is not None:
+            return b.type.type == "pointer_type"
+        recv = strip(b.value) if b.value is not None and b.kind == "let" else None
+    return False
+
+
 def _index_uses(flow: ThreadFlow) -> list[tuple[Node, Node, bool]]:
     """(use, index expression, is_raw) for ``x[e]`` and ``p.add(e)`` / ``p.offset(e)`` /
     ``s.get_unchecked(e)`` / ``s.get_unchecked_mut(e)`` in the function, in document order."""
@@ -230,7 +304,7 @@ def _index_uses(flow: ThreadFlow) -> list[tuple[Node, Node, bool]]:
     for n in flow.offset_calls:
         args = n.child_by_field_name("arguments")
         arg_list = named(args) if args is not None else []
-        if len(arg_list) == 1:
+        if len(arg_list) == 1 and (_method(n) not in _INTEGER_TOO or _pointer_receiver(flow, n)):
             out.append((n, arg_list[0], True))
     out.sort(key=lambda u: u[1].start_byte)
     return out
