@@ -549,3 +549,34 @@ def test_re_splitting_around_an_edit_gives_the_units_of_a_whole_split():
             else:
                 units = whole
     assert incremental > 250  # about half: an edit that breaks the syntax around it is split whole
+
+
+HELPER = dedent(
+    """
+    fn pos() -> usize {
+        unsafe { (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize }
+    }
+
+    #[rustc_offload_kernel]
+    extern "gpu-kernel" fn copy(x: &[f32; 64], y: &mut [f32; 64]) {
+        let i = pos();
+        y[i] = x[i];
+    }
+    """
+)
+
+
+def test_editing_a_position_helper_checks_the_kernels_that_call_it_again():
+    doc = Doc(HELPER)
+    # the helper returns the launch position: its unguarded use is reported
+    assert [loc[:2] for loc in located(doc.source, doc.result.findings)] == [
+        ("unchecked_thread_index", 8), ("unchecked_thread_index", 8)]
+    # the helper no longer returns the position (a constant): the kernel's findings go,
+    # although the kernel's own bytes did not change (Doc.edit compares with a fresh analysis)
+    doc.edit("unsafe { (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize }", "7")
+    assert doc.result.findings == ()
+    doc.edit("7", "unsafe { (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize }")
+    assert len(doc.result.findings) == 2
+    # a guard in the kernel: nothing
+    doc.edit("y[i] = x[i];", "if i < 64 { y[i] = x[i]; }")
+    assert doc.result.findings == ()

@@ -172,7 +172,7 @@ class FileContext:
         key = (fn.start_byte, fn.end_byte)
         found = self._flow_index.get(key)
         if found is None:
-            found = self._flow_index[key] = FlowIndex(fn, self.fn_captures(fn))
+            found = self._flow_index[key] = FlowIndex(fn, self.fn_captures(fn), self.facts.index_helpers)
         return found
 
     def fn_captures(self, fn: Node) -> dict[str, dict[str, list[Node]]]:

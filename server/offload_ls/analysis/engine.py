@@ -322,6 +322,8 @@ def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[U
                if _extern_types(old.extern_decls_named(k)) != _extern_types(facts.extern_decls_named(k))}
 
     semantic = old.semantic_core != facts.semantic_core
+    helpers = {n for n in old.index_helpers.keys() | facts.index_helpers.keys()
+               if old.index_helpers.get(n) != facts.index_helpers.get(n)}
 
     def affected(i: int, o: int) -> bool:
         info = new_info[i]
@@ -342,6 +344,8 @@ def _plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[U
             if externs and any(k.name in externs for k in s.kernels):
                 return True
         if info and (host or (flags and any(ki < 0 for _, _, _, ki in info))):
+            return True
+        if helpers and (s.kernels or info) and s.callees & helpers:
             return True
         if statics and (s.kernels or info):
             text = units[i].key[0] if units[i].key is not None else b""
@@ -468,6 +472,10 @@ def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, info: DeviceInfo,
         # unchecked_thread_index: `#[cube(launch)]` counts only in a file with CubeCL kernels
         if s.cube_launch:
             parts.append(("cube", facts.any_cubecl))
+    if (s.kernels or info) and facts.index_helpers:
+        # the rules that follow the thread index: which called functions return the position
+        parts.append(("helpers", tuple(sorted((n, tuple(sorted(k))) for n, k in facts.index_helpers.items()
+                                              if n in s.callees))))
     if info:
         # unchecked_thread_index, host_only_api_in_kernel, static_mut_in_kernel, and
         # aliased_launch_args (casts in device code): which functions are device code, why

@@ -27,6 +27,7 @@ DeviceInfo = tuple[tuple[int, str, str, int], ...]
 #: The position-free facts an analysis may take over from the previous one when every unit's
 #: exports and the crate view are the same (analysis/engine.py's fast path).
 CARRIED = ("semantic_core", "own_semantic_hash", "primary_ecosystem", "kernel_attr_ecosystem", "offload_evidence",
+           "index_helpers",
            "roots", "launched_names",
            "any_cubecl", "all_cube_checked", "has_statics", "shared_statics", "defined", "defined_host",
            "shadowed", "shadowed_heap", "unsafe_names", "fn_names")
@@ -104,6 +105,21 @@ class FileFacts:
             return shift.replace(k, ecosystem=Ecosystem.PTX_KERNEL,
                                  params=tuple(shift.replace(p, transfer=Transfer.UNKNOWN) for p in k.params))
         return k
+
+    @cached_property
+    def index_helpers(self) -> dict[str, frozenset[str]]:
+        """The file's functions that take no parameters and return the thread's position
+        (``fn global_x() -> usize``), name -> dependence kinds (units.py ``position_kinds``);
+        a name defined twice with different answers is left out."""
+        out: dict[str, frozenset[str]] = {}
+        clash: set[str] = set()
+        for s in self.summaries:
+            for f in s.fns:
+                if f.name and f.position:
+                    if f.name in out and out[f.name] != f.position:
+                        clash.add(f.name)
+                    out[f.name] = f.position
+        return {k: v for k, v in out.items() if k not in clash}
 
     @cached_property
     def offload_evidence(self) -> bool:

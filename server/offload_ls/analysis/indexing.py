@@ -446,6 +446,13 @@ _KINDS = {
     "position": frozenset({"gid", "glin"}),
     "local": frozenset({"tid", "lid"}),
 }
+#: the dependence kinds :meth:`ThreadFlow.depends` answers for
+KINDS = tuple(_KINDS)
+
+
+def index_names() -> frozenset[str]:
+    """Every thread-index function / path function / constant name of the profiles."""
+    return frozenset(_name_kinds())
 
 
 def _kind(global_only: bool | str) -> str:
@@ -542,7 +549,8 @@ class FlowIndex:
             when the caller already has them; run here otherwise.
     """
 
-    def __init__(self, fn: Node, caps: dict[str, dict[str, list[Node]]] | None = None) -> None:
+    def __init__(self, fn: Node, caps: dict[str, dict[str, list[Node]]] | None = None,
+                 helpers: dict[str, frozenset[str]] | None = None) -> None:
         self.fn = fn
         if caps is None:
             caps = captures_many(("dataflow", "thread_index", "global_index"), fn)
@@ -570,6 +578,8 @@ class FlowIndex:
             for k, wanted in _KINDS.items():
                 if nk & wanted:
                     self.sources_by_kind[k].append((n.start_byte, n.end_byte))
+        if helpers:
+            self._helper_sources(fn, helpers)
         self.sources = self.sources_by_kind["all"]
         self.global_sources = self.sources_by_kind["global"]
         params = fn.child_by_field_name("parameters")
@@ -598,6 +608,28 @@ class FlowIndex:
         self.let_index = LetIndex(self.lets, self.parent)
         #: (start, end) of an identifier -> its binding (a pure function of the tree)
         self.binding_memo: dict[tuple[int, int], Binding | None] = {}
+
+
+    def _helper_sources(self, fn: Node, helpers: dict[str, frozenset[str]]) -> None:
+        """Calls of the file's position helpers (units.py ``position_kinds``: ``global_x()``)
+        without arguments, as thread-index sources of the helper's kinds."""
+        text = fn.text or b""
+        names = [n for n in helpers if n.encode() in text]
+        if not names:
+            return
+        for callee in captures("calls", fn).get("callee", []):
+            name = node_text(callee)
+            call = callee.parent if callee.parent is not None and callee.parent.type == "call_expression" \
+                else callee.parent.parent if callee.parent is not None else None
+            if name not in names or call is None or call.type != "call_expression":
+                continue
+            args = call.child_by_field_name("arguments")
+            if args is not None and args.named_child_count:
+                continue
+            for k in helpers[name]:
+                self.sources_by_kind[k].append((call.start_byte, call.end_byte))
+        for k in self.sources_by_kind:
+            self.sources_by_kind[k].sort()
 
 
 class ThreadFlow:

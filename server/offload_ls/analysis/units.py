@@ -19,6 +19,7 @@ Facts are found with one pass of several queries at once (grammars/rust/*.scm, s
 from __future__ import annotations
 
 import bisect
+from functools import cache
 from dataclasses import dataclass
 
 from tree_sitter import Node
@@ -334,6 +335,11 @@ class FnRec:
     gated: str
     host: bool = False
     module: str = ""
+    #: for a function without parameters that returns the thread's position
+    #: (``fn global_x() -> usize { (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize }``):
+    #: the dependence kinds of what it returns (analysis/indexing.py ``_KINDS``); a call of it
+    #: is a thread-index source like the intrinsics it reads
+    position: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -457,7 +463,7 @@ def exports(kernels, launches, fns, statics, shadowed, defined, unsafe_names, fn
     return (
         tuple((k.name, k.ecosystem, tuple((p.kind, p.transfer) for p in k.params), k.body_span is not None,
                fn_index.get(k.fn_start, -1), k.fn_start in cube) for k in kernels),
-        tuple((f.name, f.callees, f.gated, f.host, f.module, f.body is not None) for f in fns),
+        tuple((f.name, f.callees, f.gated, f.host, f.module, f.body is not None, f.position) for f in fns),
         tuple((la.kernel, la.total_threads) for la in launches),
         tuple((s.name, s.module_level, s.shared) for s in statics),
         shadowed, defined, unsafe_names, fn_names,
@@ -568,7 +574,7 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
         host = not gated and any(hs <= s and e <= he for hs, he in host_ranges)
         fns.append(FnRec(s, e, node_text(name) if name is not None else None,
                          Span(body.start_byte, body.end_byte) if body is not None else None, called, gated,
-                         host, module))
+                         host, module, position_kinds(fn, body) if body is not None else _NONE))
 
     statics = tuple(StaticDecl(node_text(n), Span(n.start_byte, n.end_byte), enclosing_block(n) is None,
                                n.parent is not None and is_shared_static(n.parent))
@@ -594,6 +600,38 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
 
 _NONE: frozenset[str] = frozenset()
 _NO_ITEMS = ItemFacts()
+
+
+def position_kinds(fn: Node, body: Node) -> frozenset[str]:
+    """The dependence kinds (``all`` / ``global`` / ``local`` / ``position``) of what
+    function ``fn`` returns when it takes no parameters and returns a value computed from
+    the thread index (its tail expression or a ``return``); empty otherwise. Only functions
+    whose body names a thread-index intrinsic are followed (the rest cost nothing)."""
+    params = fn.child_by_field_name("parameters")
+    if params is not None and any(c.type in ("parameter", "self_parameter") for c in params.named_children):
+        return _NONE
+    text = body.text or b""
+    if not any(n in text for n in _index_names()):
+        return _NONE
+    from offload_ls.analysis.indexing import KINDS, ThreadFlow
+
+    flow = ThreadFlow(fn)
+    kids = [c for c in body.named_children if not c.type.endswith("comment")]
+    tail = kids[-1] if kids else None
+    if tail is not None and tail.type == "expression_statement" and tail.child_count \
+            and tail.children[-1].type != ";":
+        tail = tail.named_children[0] if tail.named_children else None  # `unsafe { .. }` as the value
+    values = [tail] if tail is not None and not tail.type.endswith(("_statement", "_declaration", "_item")) else []
+    values += [v for x in flow.exits if x.type == "return_expression" for v in x.named_children[:1]]
+    return frozenset(k for k in KINDS if any(flow.depends(v, k) for v in values))
+
+
+@cache
+def _index_names() -> tuple[bytes, ...]:
+    """Names of every thread-index intrinsic, function or constant of the profiles."""
+    from offload_ls.analysis.indexing import index_names
+
+    return tuple(n.encode() for n in index_names())
 _NO_EXPORTS = exports((), (), (), (), _NONE, _NONE, _NONE, _NONE, (), ())
 
 

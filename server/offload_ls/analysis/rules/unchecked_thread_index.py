@@ -64,7 +64,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             continue
         if dfn.kernel is None and helpers_checked:
             continue  # a helper of CubeCL checked-mode kernels only
-        if not holds_any(ctx.source[dfn.span.start : dfn.span.end], THREAD_INDEX_HINTS):
+        text = ctx.source[dfn.span.start : dfn.span.end]
+        if not holds_any(text, THREAD_INDEX_HINTS) and not any(n.encode() in text for n in ctx.facts.index_helpers):
             continue  # no thread index anywhere in the function: nothing derives from it
         body = ctx.node(dfn.body_span)
         fn = body.parent if body is not None else None
