@@ -16,8 +16,9 @@ from lsp_helpers import capabilities, open_doc, wait_for
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "offload-kernels"
 
 
-async def _init(client, root: Path, trusted: bool):
-    settings = {"trustedWorkspaces": [str(root)] if trusted else [], "checkOnSave": False, "deviceImage": "host"}
+async def _init(client, root: Path, trusted: bool, **more):
+    settings = {"trustedWorkspaces": [str(root)] if trusted else [], "checkOnSave": False, "deviceImage": "host",
+                **more}
     client.set_configuration(settings, section="offload-ls")
     caps = capabilities(["utf-16"])
     caps.window = types.WindowClientCapabilities(work_done_progress=True)
@@ -103,17 +104,10 @@ async def test_run_on_a_slurm_target_from_settings_reports_the_job(client, clust
     crate = tmp_path / "remote-job"
     shutil.copytree(Path(__file__).resolve().parents[1] / "gpu" / "fixtures" / "remote-job", crate,
                     ignore=shutil.ignore_patterns("target"))
-    settings = {"trustedWorkspaces": [str(crate)], "checkOnSave": False, "deviceImage": "host",
-                "runTarget": "cluster",
-                "runTargets": {"cluster": {"kind": "slurm", "workDir": str(tmp_path / "work"), "partition": "gpu",
-                                           "gpus": 1, "timeLimit": "5"},
-                               "broken": {"kind": "slurm", "partition": "gpu; rm -rf ~"}}}
-    client.set_configuration(settings, section="offload-ls")
-    caps = capabilities(["utf-16"])
-    caps.window = types.WindowClientCapabilities(work_done_progress=True)
-    await client.initialize_session(types.InitializeParams(
-        capabilities=caps, root_uri=crate.as_uri(), initialization_options=settings,
-        workspace_folders=[types.WorkspaceFolder(uri=crate.as_uri(), name=crate.name)]))
+    await _init(client, crate, trusted=True, runTarget="cluster", runTargets={
+        "cluster": {"kind": "slurm", "workDir": str(tmp_path / "work"), "partition": "gpu", "gpus": 1,
+                    "timeLimit": "5"},
+        "broken": {"kind": "slurm", "partition": "gpu; rm -rf ~"}})
     uri = (crate / "src" / "main.rs").as_uri()
     result = await _command(client, "offload-ls.run", [{"uri": uri, "args": ["fail", "6"]}])
     assert result.get("exitStatus") == 6 and result["ok"] is False, result

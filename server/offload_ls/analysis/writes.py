@@ -13,7 +13,7 @@ from offload_ls.analysis.consts import int_literal
 from offload_ls.analysis.ecosystems import profiles
 from offload_ls.analysis.indexing import MAX_DEPTH, ThreadFlow, named, strip
 from offload_ls.analysis.model import Param
-from offload_ls.syntax.parse import node_text
+from offload_ls.syntax.parse import identifier_nodes, node_text
 
 _POINTER_OFFSET = frozenset({"add", "offset", "wrapping_add", "wrapping_offset"})
 
@@ -327,17 +327,6 @@ def _has_arm_guard(match: Node) -> bool:
 _MUTABLE_KINDS = ("mut_ref", "mut_ptr")
 
 
-def _type_names(node: Node) -> list[Node]:
-    """The ``type_identifier`` nodes of a type (``&mut [AtomicF32]`` -> ``AtomicF32``)."""
-    out, stack = [], [node]
-    while stack:
-        n = stack.pop()
-        if n.type == "type_identifier":
-            out.append(n)
-        stack.extend(n.children)
-    return out
-
-
 def writable_params(ctx, kernel) -> dict[str, Param]:
     """The kernel's parameters it can write a buffer through, by name: ``&mut T``, ``*mut
     T`` and the ecosystem profile's ``mutable_param_types`` (krnl ``UnsafeSlice``), but not
@@ -354,7 +343,7 @@ def writable_params(ctx, kernel) -> dict[str, Param]:
         if skip and skip.intersection(p.attrs):
             continue  # one element per thread, or block-shared memory (not a launch-wide buffer)
         type_node = ctx.node(p.type_span)
-        if type_node is not None and any(node_text(t).startswith("Atomic") for t in _type_names(type_node)):
+        if type_node is not None and any(node_text(t).startswith("Atomic") for t in identifier_nodes(type_node, "type_identifier")):
             continue  # `&mut [AtomicF32]`: its `+=` / stores are atomic operations (autograph's shaders)
         out[p.name.removeprefix("mut ").strip()] = p
     return out

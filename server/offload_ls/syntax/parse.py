@@ -123,13 +123,14 @@ SNIPPET_PREFIX = b"fn __offload_ls() { __offload_ls("
 SNIPPET_SUFFIX = b"); }"
 
 
-def identifier_nodes(node: Node) -> list[Node]:
-    """Every ``identifier`` node below ``node`` (``node`` included), token trees of
-    attributes and macros too, in no particular order."""
+def identifier_nodes(node: Node, kind: str = "identifier") -> list[Node]:
+    """Every node of type ``kind`` (``identifier``, or ``type_identifier`` for the names in
+    a type) below ``node`` (``node`` included), token trees of attributes and macros too,
+    in no particular order."""
     out, stack = [], [node]
     while stack:
         n = stack.pop()
-        if n.type == "identifier":
+        if n.type == kind:
             out.append(n)
         stack.extend(n.children)
     return out
