@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from offload_ls.gpu.bundle import Bundle, make_bundle
+from offload_ls.gpu.bundle import Bundle, BundleError, make_bundle
 from offload_ls.gpu.launch import RunReport, run_binary
 from offload_ls.gpu.resources import KernelResources, parse_ptxas_verbose
 from offload_ls.gpu.targets import RunTarget
@@ -272,15 +272,23 @@ def remote_bundle(exe: Path, root: Path, keep: int = 3) -> Path:
     import tempfile
 
     h = hashlib.sha256()
-    with exe.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
+    try:
+        with exe.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    except FileNotFoundError:
+        raise BundleError(f"{exe} went away while it was being bundled (another build of this crate "
+                          f"replaced it); run again when that build is done") from None
     final = root / h.hexdigest()[:16]
     if not (final / ".offload-ls-bundle").is_file():
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".making-", dir=root))
         try:
-            make_bundle(exe, tmp / "b", overwrite=True)
+            try:
+                make_bundle(exe, tmp / "b", overwrite=True)
+            except FileNotFoundError as exc:
+                raise BundleError(f"{exc.filename} went away while it was being bundled (another build of this "
+                                  f"crate?); run again when that build is done") from None
             try:
                 os.rename(tmp / "b", final)
             except OSError:

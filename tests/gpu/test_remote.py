@@ -7,6 +7,7 @@ then these must not skip."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -45,9 +46,9 @@ def slurm(tmp_path: Path, **kw) -> RunTarget:
                      gres="gpu:1", time_limit="5", **kw)
 
 
-def ssh(cluster: LocalCluster, work: str = "~/offload-ls-test-runs", **kw) -> RunTarget:
-    return RunTarget(name="node", kind="ssh", host="gpunode", ssh_config=str(cluster.ssh_config), work_dir=work,
-                     **kw)
+def ssh(cluster: LocalCluster, work: str | None = None, **kw) -> RunTarget:
+    return RunTarget(name="node", kind="ssh", host="gpunode", ssh_config=str(cluster.ssh_config),
+                     work_dir=work or str(cluster.root / "ssh-work"), **kw)
 
 
 async def _run(target: RunTarget, bundle, args=(), *, cancel_when: str | None = None, on_running=None,
@@ -221,7 +222,7 @@ async def test_unreachable_ssh_target_says_what_to_check(cluster, job_bundle):
 
 async def test_slurm_through_a_login_node_over_ssh(cluster, job_bundle):
     target = RunTarget(name="login", kind="slurm", host="gpunode", ssh_config=str(cluster.ssh_config),
-                       work_dir="~/offload-ls-test-slurm", partition="gpu", gpus=1, time_limit="5")
+                       work_dir=str(cluster.root / "login-work"), partition="gpu", gpus=1, time_limit="5")
     rep, messages = await _run(target, job_bundle, ["fail", "2"])
     assert rep.exit_status == 2 and rep.stdout.splitlines() == ["OK double: 4096"]
     assert any(m.startswith("submitted job") and "via gpunode" in m for m in messages)
@@ -333,6 +334,7 @@ async def test_output_bytes_survive_invalid_utf8_and_characters_split_between_po
         rep = await run_on_target(target, directory, ["utf8"], timeout=120, images=triples,
                                   on_stdout=streamed.append)
         assert streamed == ["OK double: 4096", "bad:\ufffd\ufffd:end", "split:\U0001f600 after"], target.kind
+        assert rep.exit_status == 0 and rep.stdout.splitlines() == streamed
 
 
 async def test_a_controller_outage_is_waited_out_not_taken_for_the_end(cluster, job_bundle, tmp_path):
@@ -372,3 +374,26 @@ def test_concurrent_runs_share_one_bundle_per_binary(job_bundle, tmp_path):
         made = list(pool.map(lambda _: remote_bundle(exe, tmp_path / "bundles"), range(4)))
     assert len(set(made)) == 1 and (made[0] / ".offload-ls-bundle").is_file()
     assert sorted(p.name for p in (tmp_path / "bundles").iterdir()) == [made[0].name]  # no half-made leftovers
+
+
+
+async def test_a_work_dir_offload_ls_did_not_make_is_refused_and_never_cleaned(cluster, job_bundle, tmp_path):
+    import time
+
+    work = tmp_path / "home"
+    (work / "objects").mkdir(parents=True)
+    mine = work / "objects" / "experiment.dat"
+    mine.write_text("a user's data")
+    old = time.time() - 30 * 86400
+    os.utime(mine, (old, old))
+    with pytest.raises(TargetError, match="offload-ls did not make"):
+        await _run(dataclasses.replace(slurm(tmp_path), work_dir=str(work)), job_bundle)
+    assert mine.read_text() == "a user's data"
+
+
+async def test_a_job_that_cannot_start_is_cancelled_with_the_reason(cluster, job_bundle, tmp_path):
+    # the partition's MaxTime is 60 minutes: a 2-hour job never starts (PartitionTimeLimit)
+    target = dataclasses.replace(slurm(tmp_path), time_limit="02:00:00")
+    rep, _ = await _run(target, job_bundle)
+    assert not rep.ok and any("can never start (PartitionTimeLimit)" in p and "lower time-limit" in p
+                              for p in rep.problems), rep.problems

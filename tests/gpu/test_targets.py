@@ -54,6 +54,11 @@ def test_a_slurm_table_in_cargo_spelling_and_camel_case():
     ({"kind": "slurm", "gpus": 0}, "whole number of GPUs >= 1"),
     ({"kind": "slurm", "gpus": True}, "whole number of GPUs >= 1"),
     ({"kind": "slurm", "queue-timeout-s": -1}, "seconds > 0"),
+    ({"kind": "ssh", "host": "b", "connect-timeout-s": float("inf")}, "finite number of seconds"),
+    ({"kind": "slurm", "queue-timeout-s": float("nan")}, "finite number of seconds"),
+    ({"kind": "slurm", "sbatch-options": ["--array=0-2"]}, "abbreviates) --array"),
+    ({"kind": "slurm", "sbatch-options": ["--uid=65534"]}, "abbreviates) --uid"),
+    ({"kind": "slurm", "work-dir": "/a", "workDir": "/b"}, "a second time"),
     ({"kind": "kubernetes"}, "one of local, ssh, slurm"),
     ({"host": "b"}, "`kind` is missing"),
     ({"kind": "slurm", "partiton": "gpu"}, "unknown key `partiton`"),
@@ -93,7 +98,7 @@ def test_sbatch_argv_sets_what_the_run_depends_on():
     staged = Staged("abc", "/w/bundles/abc", "/w")
     argv = sbatch_argv(Shell(t), staged, "offload-ls-demo", {"OMP_TARGET_OFFLOAD": "MANDATORY"}, ["fail", "x y"])
     assert argv == ["sbatch", "--parsable", "--job-name=offload-ls-demo", "--no-requeue", "--chdir=/w/bundles/abc",
-                    "--output=/w/bundles/abc/.offload-ls/job-%j.out", "--error=/w/bundles/abc/.offload-ls/job-%j.err",
+                    "--output=/w/jobs/job-%j.out", "--error=/w/jobs/job-%j.err",
                     "--export=ALL,OMP_TARGET_OFFLOAD=MANDATORY", "--partition=gpu", "--account=p1", "--gpus=2",
                     "--time=10", "--qos=debug", "/w/bundles/abc/.offload-ls/job.sh", "fail", "x y"]
 
@@ -185,8 +190,12 @@ def test_follower_keeps_exact_bytes_across_polls():
     assert lines == ["bad:\ufffd\ufffd:end"] and f.offset == 19
     f.feed(b"\x98\x80 after\nno newline", final=True)
     assert lines == ["bad:\ufffd\ufffd:end", "split:\U0001f600 after", "no newline"] and f.offset == 38
-    poll = "Welcome!\nRUNNING|0:05|None|n1\nB squeue-status 0\nB file\naGkK\nB file"
+    poll = "B squeue\nRUNNING|0:05|None|n1\nB squeue-status 0\nB file\naGkK\nB file\nB end"
     assert _parse_poll(poll, "B") == ("RUNNING|0:05|None|n1", 0, b"hi\n", b"")
+    # a login banner with `|` in it before, a goodbye after: not the job's
+    banner = " _   _ |  _ | |_| |\n|_| |_| | |\n"
+    assert _parse_poll(banner + poll + "\nSession closed. Bye\n", "B") == ("RUNNING|0:05|None|n1", 0, b"hi\n", b"")
+    assert _parse_poll(banner, "B") is None and _parse_poll(poll[:-6], "B") is None  # no whole poll
 
 
 async def test_sbatch_job_id_after_a_login_banner(tmp_path):

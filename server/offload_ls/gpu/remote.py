@@ -35,22 +35,34 @@ Progress = Callable[[str], None]
 
 #: What the target must answer first: where the work dir is, its C library, its GPUs
 #: (``nvidia-smi``'s compute capability, when it has one), whether the bundle is there and
-#: which objects are missing. Arguments: work dir, bundle id, object hashes.
+#: which objects are missing, each line after a marker (a login shell may print a banner).
+#: A work dir offload-ls did not make (it has ``objects/``, ``bundles/`` or ``jobs/`` but not
+#: the ``.offload-ls-workdir`` marker) is refused: the clean-up must never touch a user's
+#: files. Arguments: work dir, bundle id, marker, object hashes.
 _PROBE = r"""
-mkdir -p -- "$1/objects" "$1/bundles" || exit 97
-cd -- "$1" || exit 97
-echo "workdir $(pwd -P)"
-echo "glibc $(getconf GNU_LIBC_VERSION 2>/dev/null)"
-if command -v nvidia-smi >/dev/null 2>&1; then
-  for c in $(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null); do echo "gpu $c"; done
+m=$3
+mkdir -p -- "$1" && cd -- "$1" || exit 97
+if [ ! -e .offload-ls-workdir ]; then
+  if [ -e objects ] || [ -e bundles ] || [ -e jobs ]; then
+    echo "$m foreign"; exit 0
+  fi
+  mkdir -p objects bundles jobs && echo "made by offload-ls: staged bundles (objects/, bundles/) and job output (jobs/)" > .offload-ls-workdir || exit 97
 fi
-id=$2; shift 2
-# leftovers: interrupted uploads and bundles / objects unused for 14 days
+mkdir -p objects bundles jobs || exit 97
+echo "$m workdir $(pwd -P)"
+echo "$m glibc $(getconf GNU_LIBC_VERSION 2>/dev/null)"
+if command -v nvidia-smi >/dev/null 2>&1; then
+  for c in $(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null); do echo "$m gpu $c"; done
+fi
+id=$2; shift 3
+# leftovers of offload-ls's own (this dir has its marker): interrupted uploads, bundles and
+# objects unused for 14 days, job output older than 14 days
 find objects -mindepth 1 -maxdepth 1 -type d -name '.incoming-*' -mmin +1440 -exec rm -rf {} + 2>/dev/null
-find bundles -mindepth 1 -maxdepth 1 -type d -mtime +14 -exec rm -rf {} + 2>/dev/null
-find objects -mindepth 1 -maxdepth 1 -type f -links 1 -mtime +14 -exec rm -f {} + 2>/dev/null
-if [ -e "bundles/$id/.offload-ls-complete" ]; then touch -- "bundles/$id"; echo complete; exit 0; fi
-for h do [ -e "objects/$h" ] || echo "missing $h"; done
+find bundles -mindepth 1 -maxdepth 1 -type d -name '[0-9a-f]*' -mtime +14 -exec rm -rf {} + 2>/dev/null
+find objects -mindepth 1 -maxdepth 1 -type f -name '[0-9a-f]*' -links 1 -mtime +14 -exec rm -f {} + 2>/dev/null
+find jobs -mindepth 1 -maxdepth 1 -type f -name 'job-*' -mtime +14 -exec rm -f {} + 2>/dev/null
+if [ -e "bundles/$id/.offload-ls-complete" ]; then touch -- "bundles/$id"; echo "$m complete"; exit 0; fi
+for h do [ -e "objects/$h" ] || echo "$m missing $h"; done
 """
 
 #: Move uploaded objects in and build the bundle's tree of hard links, then mark it
@@ -63,7 +75,7 @@ id=$2; inc=$3; shift 3
 if [ -n "$inc" ] && [ -d "objects/$inc" ]; then
   for o in "objects/$inc"/*; do
     [ -e "$o" ] || continue
-    if [ -e "objects/${o##*/}" ]; then rm -f -- "$o"; else mv -- "$o" objects/; fi
+    if [ -e "objects/${o##*/}" ]; then rm -f -- "$o"; else touch -- "$o" && mv -- "$o" objects/; fi
   done
   rmdir -- "objects/$inc"
 fi
@@ -73,6 +85,7 @@ while [ $# -ge 4 ]; do
   k=$1; p=$2; v=$3; x=$4; shift 4
   mkdir -p -- "$tmp/$(dirname -- "$p")" || exit 97
   if [ "$k" = f ]; then
+    touch -c -- "objects/$v"
     ln -- "objects/$v" "$tmp/$p" 2>/dev/null || cp -- "objects/$v" "$tmp/$p" || exit 97
     if [ "$x" = x ]; then chmod +x -- "$tmp/$p"; fi
   else
@@ -232,7 +245,9 @@ class Shell:
 
     def _ssh_base(self, program: str) -> list[str]:
         t = self.target
-        argv = [program, "-o", "BatchMode=yes", "-o", f"ConnectTimeout={max(1, int(t.connect_timeout_s))}"]
+        argv = [program, "-o", "BatchMode=yes"]
+        if not any(o.lower().startswith("connecttimeout=") for o in t.ssh_options):
+            argv += ["-o", f"ConnectTimeout={max(1, int(t.connect_timeout_s))}"]
         if t.ssh_config:
             argv += ["-F", os.path.expanduser(t.ssh_config)]
         for opt in t.ssh_options:
@@ -301,9 +316,14 @@ async def stage(shell: Shell, entries: Sequence[Entry], *, timeout: float = 600.
     work = os.path.expanduser(t.work_dir) if shell.local else _home_relative(t.work_dir)
     objects = sorted({e.sha256 for e in entries if not e.link})
     say(f"checking {t.describe()}")
-    probe = await shell.run(["sh", "-c", _PROBE, "sh", work, bid, *objects], timeout=timeout, cancel=cancel)
+    marker = f"@offload-ls-{secrets.token_hex(6)}"
+    probe = await shell.run(["sh", "-c", _PROBE, "sh", work, bid, marker, *objects], timeout=timeout, cancel=cancel)
     _raise_unless_ok(shell, probe, f"could not prepare the work dir {t.work_dir}")
-    info = _probe_info(probe.stdout)
+    info = _probe_info(probe.stdout, marker)
+    if info["foreign"]:
+        raise TargetError(f"the work dir {t.work_dir} on {t.describe()} holds objects/, bundles/ or jobs/ that "
+                          f"offload-ls did not make (no .offload-ls-workdir in it); choose an empty or new "
+                          f"work-dir for the run target (offload-ls removes its own old files there)")
     staged = Staged(bid, f"{info['workdir']}/bundles/{bid}", info["workdir"], glibc=info["glibc"],
                     gpu_archs=info["gpus"])
     if info["complete"]:
@@ -351,10 +371,12 @@ def _home_relative(work_dir: str) -> str:
     return work_dir[2:] if work_dir.startswith("~/") else work_dir
 
 
-def _probe_info(text: str) -> dict:
-    info: dict = {"workdir": "", "glibc": "", "gpus": [], "complete": False, "missing": []}
+def _probe_info(text: str, marker: str) -> dict:
+    info: dict = {"workdir": "", "glibc": "", "gpus": [], "complete": False, "missing": [], "foreign": False}
     for line in text.splitlines():
-        key, _, value = line.partition(" ")
+        if not line.startswith(marker + " "):
+            continue  # a login banner, a message of the day
+        key, _, value = line[len(marker) + 1:].partition(" ")
         if key == "workdir":
             info["workdir"] = value.strip()
         elif key == "glibc":
@@ -367,7 +389,9 @@ def _probe_info(text: str) -> dict:
             info["complete"] = True
         elif key == "missing":
             info["missing"].append(value.strip())
-    if not info["workdir"]:
+        elif key == "foreign":
+            info["foreign"] = True
+    if not info["workdir"] and not info["foreign"]:
         raise TargetError(f"the target did not say where its work dir is (its answer: {text.strip()[:200]!r})")
     return info
 
@@ -445,8 +469,6 @@ async def run_over_ssh(shell: Shell, staged: Staged, program_args: Sequence[str]
     except asyncio.CancelledError:
         await asyncio.shield(shell.run(["sh", "-c", _KILL, "sh", pid_file], timeout=30.0))
         raise
-    if done.cancelled or done.timed_out:
-        await shell.run(["sh", "-c", _KILL, "sh", pid_file], timeout=30.0)
     status = None
     kept = []
     for line in done.stderr.splitlines():
@@ -458,4 +480,8 @@ async def run_over_ssh(shell: Shell, staged: Staged, program_args: Sequence[str]
     while kept and kept[-1] == "":
         kept.pop()  # the blank line before the marker
     done.stderr = "\n".join(kept) + ("\n" if kept else "")
+    if done.cancelled or done.timed_out or status is None:
+        # cancelled, timed out, or the connection dropped while it ran: it must not go on
+        # running on the target
+        await shell.run(["sh", "-c", _KILL, "sh", pid_file], timeout=30.0)
     return done, status

@@ -9,6 +9,7 @@ what changed), then the run or the job; the job's id, state and elapsed time go 
 
 from __future__ import annotations
 
+import secrets
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -74,7 +75,8 @@ async def run_on_target(target: RunTarget, bundle: Path, program_args: Sequence[
         return await _run_ssh(shell, staged, program_args, env, str(exe), timeout=timeout, cancel=cancel,
                               say=say, on_stdout=on_stdout, on_stderr=on_stderr, images=images,
                               image_archs=image_archs, gpu_image=gpu_image)
-    argv = sbatch_argv(shell, staged, job_name, env, program_args)
+    # a name of its own, so that a Ctrl-C while sbatch runs can still cancel it (slurm.submit)
+    argv = sbatch_argv(shell, staged, f"{job_name}-{secrets.token_hex(3)}", env, program_args)
     job = await submit(shell, argv)
     say(f"submitted job {job} to {target.describe()}")
     result = await follow(shell, job, staged, run_timeout=timeout, cancel=cancel, progress=say,

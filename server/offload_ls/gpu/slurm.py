@@ -38,13 +38,18 @@ _DOWN = ("down", "drain", "drained", "draining", "fail", "failing", "future", "i
 #: across polls survive), at most CHUNK bytes per file and poll. Arguments: job id,
 #: boundary, stdout path, offset, stderr path, offset, chunk bytes.
 _POLL = r"""
+echo "$2 squeue"
 squeue -h -t all -j "$1" -o '%T|%M|%R|%N' 2>&1
 echo "$2 squeue-status $?"
 echo "$2 file"
 if [ -f "$3" ]; then tail -c +"$(($4 + 1))" -- "$3" | head -c "$7" | base64; fi
 echo "$2 file"
 if [ -f "$5" ]; then tail -c +"$(($6 + 1))" -- "$5" | head -c "$7" | base64; fi
+echo "$2 end"
 """
+
+#: A line longer than this is passed on in pieces (bytes).
+MAX_LINE = 1 << 20
 
 #: Bytes of each output file read per poll (base64 makes them 4/3 as many on the wire).
 CHUNK = 8 << 20
@@ -79,6 +84,7 @@ class JobResult:
     seconds: float = 0.0
     queued_seconds: float = 0.0
     node: str = ""
+    reason: str = ""  # scontrol's Reason (JobLaunchFailure, ..)
     cancelled: bool = False
     timed_out: bool = False
     problems: list[str] = field(default_factory=list)
@@ -145,13 +151,21 @@ def check_partition(part: Partition, image_archs: Sequence[str], configured_arch
 
 def sbatch_argv(shell: Shell, staged: Staged, job_name: str, env: dict[str, str], program_args: Sequence[str]
                 ) -> list[str]:
-    """The ``sbatch`` command for the staged bundle (output files under its
-    ``.offload-ls/``; no requeue, so a node failure ends the job instead of restarting it)."""
+    """The ``sbatch`` command for the staged bundle (output files in the work dir's
+    ``jobs/``, removed after 14 days; no requeue, so a node failure ends the job instead of
+    restarting it).
+
+    Raises:
+        TargetError: the work dir's real path holds a ``%`` (sbatch would expand it)."""
     t = shell.target
     meta = f"{staged.bundle_dir}/.offload-ls"
+    if "%" in staged.work_dir:
+        raise TargetError(f"the work dir's real path {staged.work_dir} holds a '%', which sbatch expands in file "
+                          f"names; choose another work-dir")
     export = ",".join(["ALL", *(f"{k}={v}" for k, v in sorted(env.items()))])
     argv = ["sbatch", "--parsable", f"--job-name={job_name}", "--no-requeue", f"--chdir={staged.bundle_dir}",
-            f"--output={meta}/job-%j.out", f"--error={meta}/job-%j.err", f"--export={export}"]
+            f"--output={staged.work_dir}/jobs/job-%j.out", f"--error={staged.work_dir}/jobs/job-%j.err",
+            f"--export={export}"]
     if t.partition:
         argv.append(f"--partition={t.partition}")
     if t.account:
@@ -172,7 +186,14 @@ async def submit(shell: Shell, argv: Sequence[str], timeout: float = 60.0) -> st
     Raises:
         TargetError: sbatch refused the job (its message, e.g. an unknown partition or
             account, is kept)."""
-    done = await shell.run(argv, timeout=timeout)
+    try:
+        done = await shell.run(argv, timeout=timeout)
+    except asyncio.CancelledError:
+        # Ctrl-C while sbatch runs: the job may be queued already; its name is unique
+        name = next((a.split("=", 1)[1] for a in argv if a.startswith("--job-name=")), "")
+        if name:
+            await asyncio.shield(shell.run(["scancel", f"--name={name}"], timeout=30.0))
+        raise
     why = shell.unreachable(done)
     if why:
         raise TargetError(why)
@@ -202,6 +223,9 @@ class _Follower:
         self.offset += len(chunk)
         data = self.pending + chunk
         *lines, self.pending = data.split(b"\n")
+        if len(self.pending) > MAX_LINE:  # output without newlines (progress bars with `\r`)
+            lines.append(self.pending)
+            self.pending = b""
         if final and self.pending:
             lines.append(self.pending)
             self.pending = b""
@@ -220,22 +244,30 @@ class _Follower:
         return out + (f"[offload-ls: {self.dropped} more bytes of output were not kept]\n" if self.dropped else "")
 
 
-def _parse_poll(text: str, boundary: str) -> tuple[str, int | None, bytes, bytes]:
-    """(squeue's line, squeue's exit status, stdout bytes, stderr bytes) of one poll."""
-    head, _, rest = text.partition(f"{boundary} squeue-status ")
+def _parse_poll(text: str, boundary: str) -> tuple[str, int | None, bytes, bytes] | None:
+    """(squeue's line, squeue's exit status, stdout bytes, stderr bytes) of one poll; only
+    what lies between the poll's own boundary lines counts (a login shell's banner before or
+    a goodbye after is not the job's). ``None`` when the answer is not a whole poll."""
+    head, found, rest = text.partition(f"{boundary} squeue\n")
+    if not found:
+        return None
+    squeue, found, rest = rest.partition(f"{boundary} squeue-status ")
     status_text, _, rest = rest.partition("\n")
-    parts = rest.split(f"{boundary} file")
+    body, found, _ = rest.partition(f"{boundary} end")
+    if not found:
+        return None
+    parts = body.split(f"{boundary} file")
     chunks = []
     for p in parts[1:3]:
         data = "".join(p.split())
         try:
-            chunks.append(base64.b64decode(data) if data else b"")
+            chunks.append(base64.b64decode(data, validate=True) if data else b"")
         except ValueError:
-            raise ValueError(f"bad poll output: {text[-300:]!r}") from None
-    while len(chunks) < 2:
-        chunks.append(b"")
+            return None
+    if len(chunks) != 2:
+        return None
     status = int(status_text) if status_text.strip().isdigit() else None
-    line = next((ln for ln in head.splitlines() if ln.count("|") >= 3), "")
+    line = next((ln for ln in squeue.splitlines() if ln.count("|") >= 3), "")
     return line, status, chunks[0], chunks[1]
 
 
@@ -258,15 +290,27 @@ async def follow(shell: Shell, job: str, staged: Staged, *, run_timeout: float, 
         raise
 
 
+#: Pending reasons (squeue ``%R``) under which a job never starts, with what to do
+#: (Slurm's squeue(1) "JOB REASON CODES").
+NEVER_STARTS = {
+    "PartitionTimeLimit": "its time-limit is above the partition's MaxTime; lower time-limit",
+    "PartitionNodeLimit": "it asks for more nodes than the partition allows",
+    "PartitionDown": "the partition is down: choose another partition",
+    "PartitionInactive": "the partition is inactive: choose another partition",
+    "AccountNotAllowed": "the account may not use this partition: set another account or partition",
+    "QOSMaxWallDurationPerJobLimit": "its time-limit is above the QOS's limit; lower time-limit",
+    "InvalidAccount": "the account is invalid: set account",
+    "InvalidQOS": "the QOS is invalid",
+}
+
 #: Seconds of failing polls (squeue or ssh errors) after which following a job stops.
 LOST_CONTACT_S = 120.0
 
 
 async def _follow(shell: Shell, job: str, staged: Staged, run_timeout: float, cancel: CancelToken | None,
                   say: Progress, on_stdout, on_stderr, poll_s: float) -> JobResult:
-    meta = f"{staged.bundle_dir}/.offload-ls"
-    out = _Follower(f"{meta}/job-{job}.out", on_stdout)
-    err = _Follower(f"{meta}/job-{job}.err", on_stderr)
+    out = _Follower(f"{staged.work_dir}/jobs/job-{job}.out", on_stdout)
+    err = _Follower(f"{staged.work_dir}/jobs/job-{job}.err", on_stderr)
     result = JobResult(job)
     start = time.monotonic()
     running_since: float | None = None
@@ -276,11 +320,12 @@ async def _follow(shell: Shell, job: str, staged: Staged, run_timeout: float, ca
     while True:
         done = await shell.run(["sh", "-c", _POLL, "sh", job, boundary, out.path, str(out.offset), err.path,
                                 str(err.offset), str(CHUNK)], timeout=60.0)
-        line, status, chunk_out, chunk_err = _parse_poll(done.stdout, boundary) if done.ok else ("", None, b"", b"")
+        parsed = _parse_poll(done.stdout, boundary) if done.ok else None
+        line, status, chunk_out, chunk_err = parsed if parsed is not None else ("", None, b"", b"")
         state, elapsed, reason, node = (line.split("|") + ["", "", "", ""])[:4]
         reason = "" if reason in ("(None)", "None") else reason.strip("()")
         known_gone = status not in (None, 0) and "Invalid job id" in done.stdout
-        if not done.ok or status is None or (status != 0 and not known_gone):
+        if parsed is None or status is None or (status != 0 and not known_gone):
             now = time.monotonic()
             failing_since = failing_since or now
             if now - failing_since > LOST_CONTACT_S:
@@ -314,6 +359,11 @@ async def _follow(shell: Shell, job: str, staged: Staged, run_timeout: float, ca
         if cancel is not None and cancel.cancelled and not result.cancelled:
             result.cancelled = True
             await _scancel(shell, job)
+        elif running_since is None and state == "PENDING" and reason.split(",")[0] in NEVER_STARTS \
+                and not result.problems:
+            result.problems.append(f"job {job} can never start ({reason}): "
+                                   f"{NEVER_STARTS[reason.split(',')[0]]}; it was cancelled")
+            await _scancel(shell, job)
         elif running_since is None and now - start > shell.target.queue_timeout_s and not result.problems:
             advice = ("the partition is down: choose another partition" if "PartitionDown" in reason else
                       "raise queue-timeout-s or choose a less busy partition")
@@ -325,7 +375,7 @@ async def _follow(shell: Shell, job: str, staged: Staged, run_timeout: float, ca
             await _scancel(shell, job)
         if len(chunk_out) < CHUNK and len(chunk_err) < CHUNK:
             await asyncio.sleep(poll_s)
-    result.seconds = time.monotonic() - (running_since or start)
+    result.seconds = time.monotonic() - running_since if running_since is not None else 0.0
     await _final_state(shell, result, state if state in FINAL_STATES else "")
     result.stdout, result.stderr = out.text(), err.text()
     _explain(result, run_timeout)
@@ -357,6 +407,7 @@ async def _final_state(shell: Shell, result: JobResult, seen: str = "") -> None:
         fields = dict(re.findall(r"(\w+)=(\S*)", done.stdout)) if done.ok else {}
         if fields.get("JobState"):
             _set_exit(result, fields["JobState"], fields.get("ExitCode", ""))
+            result.reason = fields.get("Reason", "")
             if fields.get("NodeList") and fields["NodeList"] != "(null)":
                 result.node = fields["NodeList"]
             if fields["JobState"] in FINAL_STATES:
@@ -368,13 +419,21 @@ def _set_exit(result: JobResult, state: str, code: str) -> None:
     result.state = state
     status, _, signal = code.partition(":")
     if status.isdigit():
-        result.exit_status = -int(signal) if signal.isdigit() and int(signal) else int(status)
+        sig = int(signal) if signal.isdigit() else 0
+        # Slurm puts its own error codes in the signal field when a job never started on the
+        # node (JobLaunchFailure: 0:53 when the output file cannot be opened); real signals are < 32
+        result.exit_status = None if sig >= 32 else -sig if sig else int(status)
 
 
 def _explain(result: JobResult, run_timeout: float) -> None:
     """Sentences for the ways a job ends that the program's own output does not explain."""
     job, state = result.job_id, result.state
-    if state == "CANCELLED" and not result.cancelled and not result.timed_out and not result.problems:
+    if result.reason == "JobLaunchFailure" or state == "FAILED" and result.exit_status is None:
+        result.problems.append(f"job {job} could not be started on {result.node or 'its node'} "
+                               f"({result.reason or 'launch failure'}): the node must see the work dir (a "
+                               f"shared filesystem) and be able to write its jobs/ directory; see the node's "
+                               f"slurmd log")
+    elif state == "CANCELLED" and not result.cancelled and not result.timed_out and not result.problems:
         result.problems.append(f"job {job} was cancelled by someone else (scancel or an administrator)")
     elif state == "TIMEOUT":
         result.timed_out = True

@@ -23,6 +23,7 @@ concatenation; host names and options are validated").
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -55,7 +56,7 @@ SSH_OPTIONS = frozenset({
 #: ``sbatch-options``.
 RESERVED_SBATCH = ("--output", "--error", "--chdir", "--parsable", "--wrap", "--export", "--job-name",
                    "--requeue", "--no-requeue", "--partition", "--account", "--gres", "--gpus", "--time",
-                   "--input", "--wait", "--test-only")
+                   "--input", "--wait", "--test-only", "--array", "--het-group", "--uid", "--gid")
 
 #: GRES GPU types (``sinfo`` ``%G``, lower case) -> the arch their images need. Sources:
 #: NVIDIA's CUDA GPU compute-capability table (H100/H200/GH200 9.0, A100/A30 8.0, A10/A40/
@@ -157,6 +158,9 @@ def parse_target(name: str, table: Any, where: str) -> RunTarget:
     values: dict[str, Any] = {"name": name}
     for key, value in table.items():
         attr = _KEYS.get(key)
+        if attr is not None and attr in values:
+            raise TargetError(f"{where}: `{key}` gives {attr.replace('_', '-')} a second time (as "
+                              f"`{next(k for k, a in _KEYS.items() if a == attr and k in table and k != key)}` too)")
         if attr is None:
             known = ", ".join(k for k in _KEYS if not any(c.isupper() for c in k))
             raise TargetError(f"{where}: unknown key `{key}` (known: {known})")
@@ -180,8 +184,8 @@ def _check_value(attr: str, key: str, value: Any, where: str) -> Any:
         return TargetError(f"{where}: `{key}` = {value!r}: {why}")
 
     if attr in ("queue_timeout_s", "connect_timeout_s"):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise bad("expected a number of seconds > 0")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+            raise bad("expected a finite number of seconds > 0")
         return float(value)
     if attr == "gpus":
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:

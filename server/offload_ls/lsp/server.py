@@ -262,6 +262,8 @@ class OffloadLanguageServer(LanguageServer):
         self._inflight: dict[str, tuple[int, asyncio.Future]] = {}
         self.compiles = CompileFeature(self)
         self.gpu = GpuCommands(self)
+        #: $/progress tokens ended before the client answered their create -> end message
+        self._ended_early: dict[str, str] = {}
         #: each crate's items (analysis/crate_index.py): what a file's rules read of the
         #: other files of its crate; open documents' items come from the editor's text
         self.crates = CrateIndexes(lambda: self.settings.maxFileBytes)
@@ -337,6 +339,9 @@ class OffloadLanguageServer(LanguageServer):
         def created(*_args, **_kwargs):
             self.work_done_progress.begin(token, types.WorkDoneProgressBegin(
                 title=title, message=message, cancellable=cancellable, percentage=0))
+            ended = self._ended_early.pop(token, None)
+            if ended is not None:  # the work ended before the client answered `create`
+                self.progress_end(token, ended)
         try:
             self.work_done_progress.create(token, created)
         except Exception:  # noqa: BLE001 - progress is a courtesy
@@ -347,9 +352,15 @@ class OffloadLanguageServer(LanguageServer):
             self.work_done_progress.report(token, types.WorkDoneProgressReport(message=message, percentage=percent))
 
     def progress_end(self, token: str, message: str) -> None:
+        """End ``$/progress`` ``token``; when the client has not answered its ``create`` yet,
+        the end is sent right after the begin (a spinner must never be left running)."""
         if token in self.work_done_progress.tokens:
             self.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
             self.work_done_progress.tokens.pop(token, None)
+        else:
+            self._ended_early[token] = message
+            while len(self._ended_early) > 256:  # tokens whose create never got an answer
+                self._ended_early.pop(next(iter(self._ended_early)))
 
     def refresh_inlay_hints(self) -> None:
         """Ask the client to re-request inlay hints (the transfer plan changed)."""
