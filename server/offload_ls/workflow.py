@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from offload_ls.gpu.bundle import Bundle, BundleError, make_bundle
+from offload_ls.gpu.bundle import Bundle, BundleError, make_bundle, sha256_file
 from offload_ls.gpu.launch import RunReport, run_binary
 from offload_ls.gpu.resources import KernelResources, parse_ptxas_verbose
 from offload_ls.gpu.targets import RunTarget
@@ -230,8 +230,8 @@ async def run_crate(manifest: Path, report: DoctorReport, args: list[str] | None
 
     Args:
         target: where to run (gpu/targets.py); ``None`` or ``local``: here. For an ``ssh``
-            or ``slurm`` target the binary is bundled into ``<out>/bundle`` and staged there
-            (gpu/remote_run.py).
+            or ``slurm`` target the binary is bundled once into ``<out>/bundles/<hash>``
+            (:func:`remote_bundle`) and staged there (gpu/remote_run.py).
 
     Raises:
         TargetError: the target is unreachable or cannot run the bundle (nothing ran).
@@ -271,15 +271,11 @@ def remote_bundle(exe: Path, root: Path, keep: int = 3) -> Path:
     import shutil
     import tempfile
 
-    h = hashlib.sha256()
     try:
-        with exe.open("rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
+        final = root / sha256_file(exe)[:16]
     except FileNotFoundError:
         raise BundleError(f"{exe} went away while it was being bundled (another build of this crate "
                           f"replaced it); run again when that build is done") from None
-    final = root / h.hexdigest()[:16]
     if not (final / ".offload-ls-bundle").is_file():
         root.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".making-", dir=root))

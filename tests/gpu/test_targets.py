@@ -135,15 +135,15 @@ def test_bundle_ids_follow_content_and_names(tmp_path):
     import offload_ls.gpu.remote as remote
 
     calls = []
-    real = remote._sha256
-    remote._sha256 = lambda p: calls.append(p.name) or real(p)
+    real = remote.sha256_file
+    remote.sha256_file = lambda p: calls.append(p.name) or real(p)
     try:
         assert bundle_id(bundle_entries(b)) != first and calls == []
         (b / "run").write_text("#!/bin/sh\n# changed again\n")
         bundle_entries(b)
         assert calls == ["run"]
     finally:
-        remote._sha256 = real
+        remote.sha256_file = real
     (b / "bad name").write_text("x")
     with pytest.raises(TargetError, match="file names of a bundle"):
         bundle_entries(b)

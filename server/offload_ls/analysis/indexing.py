@@ -118,9 +118,9 @@ def pattern_binds(pattern: Node, name: str) -> bool:
     return False
 
 
-def _method_name(call: Node) -> str:
-    """``recv.name(..)`` -> ``name``, else ""."""
-    fn = call.child_by_field_name("function") if call.type == "call_expression" else None
+def method_name(call: Node | None) -> str:
+    """``recv.name(..)`` -> ``name``, else "" (also for ``None`` or a node that is no call)."""
+    fn = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
     field = fn.child_by_field_name("field") if fn is not None and fn.type == "field_expression" else None
     return node_text(field) if field is not None else ""
 
@@ -145,7 +145,7 @@ def _let_binding(let: Node, name: str) -> Binding | None:
                 inner = _first_named(part) if part.type == "mut_pattern" else part
                 if inner is not None and inner.type == "identifier" and node_text(inner) == name:
                     return Binding(name, "let", let, element, None, mutable or part.type == "mut_pattern")
-    if plain.type == "tuple_pattern" and value is not None and _method_name(strip(value)) == "div_mod":
+    if plain.type == "tuple_pattern" and value is not None and method_name(strip(value)) == "div_mod":
         # `let (q, r) = divisor.div_mod(p);` (CubeCL FastDivmod): both come from that call
         return Binding(name, "let", let, value, None, mutable)
     return Binding(name, kind, let, value, let.child_by_field_name("type"), mutable)
@@ -528,13 +528,7 @@ LOAD_METHODS = frozenset({"read", "get", "get_unchecked", "unsafe_index"})
 
 
 def _is_load_call(call: Node | None) -> bool:
-    if call is None or call.type != "call_expression":
-        return False
-    fn = call.child_by_field_name("function")
-    if fn is None or fn.type != "field_expression":
-        return False
-    field = fn.child_by_field_name("field")
-    return field is not None and node_text(field) in LOAD_METHODS
+    return method_name(call) in LOAD_METHODS
 
 
 class FlowIndex:

@@ -339,20 +339,20 @@ def build_command(args: argparse.Namespace) -> int:
 def _run_target(args):
     """The run target ``--on`` names (or Cargo.toml's ``run-target``), or ``None`` after
     printing why it cannot be used."""
-    from offload_ls.gpu.targets import TargetError, choose_target
-    from offload_ls.workspace.cargo import load_run_targets
+    from offload_ls.gpu.targets import TargetError, select_target
 
     manifest = _manifest(args.path)
     if manifest is None:
         return None
-    found = load_run_targets(manifest)
-    for problem in found.problems:
-        _err(problem)
+    problems: list[str] = []
     try:
-        return choose_target(found, args.run_target)
+        return select_target(manifest, args.run_target, problems=problems)
     except TargetError as exc:
-        _err(str(exc))
+        problems.append(str(exc))
         return None
+    finally:
+        for problem in problems:
+            _err(problem)
 
 
 def run_command(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ need to sit together in ``lib/``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -60,6 +61,18 @@ class Bundle:
 
 class BundleError(Exception):
     """The bundle cannot be made (message says why and what to do)."""
+
+
+def sha256_file(path: Path) -> str:
+    """The SHA-256 of a file's bytes, hex (read in 1 MiB pieces).
+
+    Raises:
+        OSError: the file cannot be read (FileNotFoundError when it went away)."""
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def ldd_closure(exe: Path, timeout: float = 60.0) -> list[Path]:

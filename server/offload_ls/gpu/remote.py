@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from offload_ls.gpu.bundle import HASH_CACHE
+from offload_ls.gpu.bundle import HASH_CACHE, sha256_file
 from offload_ls.gpu.targets import RunTarget, TargetError
 from offload_ls.toolchain.process import CancelToken, Completed, run_async
 
@@ -188,7 +188,7 @@ def bundle_entries(directory: Path, extra: dict[str, bytes] | None = None, scrat
         st = p.stat()
         stamp = [st.st_size, st.st_mtime_ns]
         digest = known.get(rel, [None, None, None])
-        sha = digest[2] if digest[:2] == stamp else _sha256(p)
+        sha = digest[2] if digest[:2] == stamp else sha256_file(p)
         hashes[rel] = [*stamp, sha]
         out.append(Entry(rel, sha, os.access(p, os.X_OK), source=p, size=st.st_size))
     if hashes != known:
@@ -211,14 +211,6 @@ def _read_hashes(path: Path) -> dict:
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def bundle_id(entries: Sequence[Entry]) -> str:

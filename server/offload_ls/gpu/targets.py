@@ -251,6 +251,29 @@ def choose_target(found: RunTargetTables, name: str | None = None) -> RunTarget:
     return parse_target(wanted, table, origin)
 
 
+def select_target(manifest, name: str | None, editor_tables: dict | None = None,
+                  editor_default: str | None = None, problems: list[str] | None = None) -> RunTarget:
+    """The run target ``name`` for the crate of ``manifest``, else the editor's default
+    (``offload-ls.runTarget``), else Cargo.toml's ``run-target``, else ``local``: the editor's
+    ``runTargets`` tables over Cargo.toml's (workspace/cargo.py :func:`load_run_targets`).
+
+    Args:
+        problems: gets the problems of reading Cargo.toml's tables (before anything raises).
+
+    Raises:
+        TargetError: no such target, or its table is invalid (the message says which value)."""
+    from offload_ls.workspace.cargo import load_run_targets
+
+    found = load_run_targets(manifest)
+    if problems is not None:
+        problems += found.problems
+    for key, table in (editor_tables or {}).items():
+        found.tables[key] = (table, f"setting offload-ls.runTargets.{key}")
+    if editor_default:
+        found.default, found.default_origin = editor_default, "setting offload-ls.runTarget"
+    return choose_target(found, name)
+
+
 def arch_of_gres(gres: str) -> list[str]:
     """GPU archs named by a Slurm GRES string (``gpu:h200:4(S:0-1),gpu:a100:2`` ->
     ``["sm_90", "sm_80"]``); types not in :data:`GRES_ARCH` are left out."""

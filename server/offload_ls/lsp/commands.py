@@ -30,14 +30,13 @@ from lsprotocol import types
 
 from offload_ls.gpu.launch import RunReport
 from offload_ls.gpu.resources import KernelResources
-from offload_ls.gpu.targets import RunTarget, choose_target
+from offload_ls.gpu.targets import select_target
 from offload_ls.lsp import assembly
 from offload_ls.lsp.documents import uri_path
 from offload_ls.lsp.positions import to_range
 from offload_ls.toolchain.doctor import HOST_ONLY
 from offload_ls.toolchain.process import CancelToken
 from offload_ls.toolchain.transfer_plan import human_bytes
-from offload_ls.workspace.cargo import load_run_targets
 
 if TYPE_CHECKING:
     from offload_ls.lsp.server import OffloadLanguageServer
@@ -221,7 +220,8 @@ class GpuCommands:
             return send
 
         def work(manifest, report, cancel, say):
-            target = run_target(manifest, s, args.target)  # TargetError: refused with its message
+            # TargetError: refused with its message
+            target = select_target(manifest, args.target, s.runTargets, s.runTarget)
             image = args.deviceImage or s.deviceImage
             if target.remote:
                 image = image or "gpu"  # the GPU is on the target
@@ -336,20 +336,6 @@ class GpuCommands:
                 warn = "\n\n⚠ spills registers to local memory" if r.spills else ""
                 return f"\n\n**Resources** (ptxas -v, last build): {r.summary()}{warn}"
         return None
-
-
-def run_target(manifest: Path, settings, name: str | None) -> RunTarget:
-    """The run target ``name`` (else the ``runTarget`` setting, else Cargo.toml's
-    ``run-target``) from the editor's ``runTargets`` over Cargo.toml's tables.
-
-    Raises:
-        TargetError: no such target, or its table is invalid (the message says which value)."""
-    found = load_run_targets(manifest)
-    for key, table in settings.runTargets.items():
-        found.tables[key] = (table, f"setting offload-ls.runTargets.{key}")
-    if settings.runTarget:
-        found.default, found.default_origin = settings.runTarget, "setting offload-ls.runTarget"
-    return choose_target(found, name)
 
 
 def report_json(rep: RunReport) -> dict:

@@ -73,21 +73,27 @@ def load_cargo_config(path: Path, stop: Path | None = None) -> CargoConfig:
     data = _read_toml(manifest, cfg.problems)
     if data is None:
         return cfg
-    ws_path, ws_data = _workspace_manifest(manifest, data, stop, cfg.problems)
-    for table, where_path, key in ((ws_data, ws_path, "workspace"), (data, manifest, "package")):
-        if not table:
-            continue
-        section = table.get(key, {})
-        meta = section.get("metadata", {}) if isinstance(section, dict) else {}
-        ol = meta.get("offload-ls") if isinstance(meta, dict) else None
-        if ol is None:
-            continue
+    for ol, where_path, key in _offload_ls_tables(manifest, data, stop, cfg.problems):
         if isinstance(ol, dict):  # run targets share the table (load_run_targets)
             ol = {k: v for k, v in ol.items() if k not in RUN_TARGET_KEYS}
         levels, problems = parse_rule_levels(ol, f"{where_path}: [{key}.metadata.offload-ls]")
         cfg.levels.update(levels)
         cfg.problems += problems
     return cfg
+
+
+def _offload_ls_tables(manifest: Path, data: dict, stop: Path | None, problems: list[str]):
+    """``(value of [KEY.metadata.offload-ls], the manifest it is in, KEY)`` for the workspace's
+    manifest (KEY ``workspace``), then the package's (``package``): the later wins."""
+    ws_path, ws_data = _workspace_manifest(manifest, data, stop, problems)
+    for table, where_path, key in ((ws_data, ws_path, "workspace"), (data, manifest, "package")):
+        if not table:
+            continue
+        section = table.get(key, {})
+        meta = section.get("metadata", {}) if isinstance(section, dict) else {}
+        ol = meta.get("offload-ls") if isinstance(meta, dict) else None
+        if ol is not None:
+            yield ol, where_path, key
 
 
 #: Keys of ``[*.metadata.offload-ls]`` that are not rule names.
@@ -119,11 +125,7 @@ def load_run_targets(path: Path, stop: Path | None = None) -> RunTargetTables:
     data = _read_toml(manifest, out.problems) if manifest is not None else None
     if manifest is None or data is None:
         return out
-    ws_path, ws_data = _workspace_manifest(manifest, data, stop, out.problems)
-    for table, where_path, key in ((ws_data, ws_path, "workspace"), (data, manifest, "package")):
-        section = table.get(key, {}) if table else {}
-        meta = section.get("metadata", {}) if isinstance(section, dict) else {}
-        ol = meta.get("offload-ls") if isinstance(meta, dict) else None
+    for ol, where_path, key in _offload_ls_tables(manifest, data, stop, out.problems):
         if not isinstance(ol, dict):
             continue
         where = f"{where_path}: [{key}.metadata.offload-ls]"

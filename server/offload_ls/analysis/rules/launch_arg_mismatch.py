@@ -33,6 +33,7 @@ from offload_ls.analysis.launch_args import ArgInfo, arg_info, fits, reparse
 from offload_ls.analysis.model import Ecosystem, Finding, Kernel, Launch, Level, Param, Transfer
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.transfer import is_slice_type
+from offload_ls.syntax.parse import node_text
 
 NAME = "launch_arg_mismatch"
 
@@ -104,10 +105,9 @@ def _runtime_generics(ctx: FileContext, kernel: Kernel) -> int:
     for a kernel of another file, else those with a bound outside :data:`_COMPTIME_BOUNDS`."""
     if not kernel.generics:
         return 0
-    node = ctx.root.descendant_for_byte_range(kernel.name_span.start, kernel.name_span.end)
-    fn = node.parent if node is not None else None
-    if fn is None or fn.type != "function_item" or fn.start_byte != kernel.fn_start or \
-            ctx.source[kernel.name_span.start:kernel.name_span.end].decode(errors="replace") != kernel.name:
+    fn = ctx.fn_node(kernel.fn_start)
+    name = fn.child_by_field_name("name") if fn is not None else None
+    if name is None or node_text(name) != kernel.name:  # a kernel of another file of the crate
         return len(kernel.generics)
     params = fn.child_by_field_name("type_parameters")
     count = 0

@@ -36,7 +36,7 @@ from tree_sitter import Node
 from offload_ls.analysis.bounds import affine, bounded, guards_at
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.indexing import ThreadFlow, identifiers, named, strip
+from offload_ls.analysis.indexing import ThreadFlow, identifiers, method_name, named, strip
 from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.rules.static_mut_in_kernel import StaticMuts
@@ -256,12 +256,6 @@ _POINTER_METHODS = frozenset({"add", "offset", "sub", "wrapping_add", "wrapping_
 _INTEGER_TOO = frozenset({"wrapping_add", "wrapping_sub"})
 
 
-def _method(call: Node) -> str:
-    fn = call.child_by_field_name("function")
-    field = fn.child_by_field_name("field") if fn is not None and fn.type == "field_expression" else None
-    return node_text(field) if field is not None else ""
-
-
 def _pointer_receiver(flow: ThreadFlow, call: Node) -> bool:
     """Is the receiver of ``call`` a raw pointer: a parameter or ``let`` typed ``*const T`` /
     ``*mut T``, or a value made by ``as *mut ..``, ``.as_ptr()``, ``.as_mut_ptr()`` or
@@ -272,7 +266,7 @@ def _pointer_receiver(flow: ThreadFlow, call: Node) -> bool:
         if recv is None:
             return False
         if recv.type == "call_expression":
-            method = _method(recv)
+            method = method_name(recv)
             if method in ("as_ptr", "as_mut_ptr", "cast", "cast_mut", "add", "offset", "byte_add"):
                 return True
             if method not in _POINTER_METHODS:
@@ -305,7 +299,7 @@ def _index_uses(flow: ThreadFlow) -> list[tuple[Node, Node, bool]]:
     for n in flow.offset_calls:
         args = n.child_by_field_name("arguments")
         arg_list = named(args) if args is not None else []
-        if len(arg_list) == 1 and (_method(n) not in _INTEGER_TOO or _pointer_receiver(flow, n)):
+        if len(arg_list) == 1 and (method_name(n) not in _INTEGER_TOO or _pointer_receiver(flow, n)):
             out.append((n, arg_list[0], True))
     out.sort(key=lambda u: u[1].start_byte)
     return out
