@@ -31,7 +31,7 @@ def file_facts(source: bytes, root: Node, crate=None) -> FileFacts:
     crate (analysis/crate_index.py ``CrateView``) or ``None``."""
     units = split_units(root, source)
     memo: dict[bytes, tuple[bool, bool]] = {}
-    summaries = [summarize(u, caps, source, memo) for u, caps in zip(units, unit_captures(units, root))]
+    summaries = [summarize(u, caps, source, memo) for u, caps in zip(units, unit_captures(units, root, source))]
     return FileFacts([u.start for u in units], summaries, crate=crate)
 
 

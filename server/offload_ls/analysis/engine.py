@@ -265,7 +265,7 @@ def _summaries(units: list[Unit], indices, root: Node, source: bytes, c: Analysi
         picked = list(indices)
         todo = [resolve(units[picked[j]], root) for j in missing]
         memo: dict[bytes, tuple[bool, bool]] = {}
-        for j, u, caps in zip(missing, todo, unit_captures(todo, root)):
+        for j, u, caps in zip(missing, todo, unit_captures(todo, root, source)):
             s = summarize(u, caps, source, memo)
             out[j] = s
             if u.key is not None:

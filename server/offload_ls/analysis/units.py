@@ -38,9 +38,13 @@ from offload_ls.syntax.queries import captures, captures_many, matches
 #: Query files read for every unit, in one pass (syntax/queries.py ``captures_many``).
 UNIT_QUERIES = (
     "unit_anchors", "kernel_abi", "launches", "calls", "cfg_attributes",
-    "static_mut", "unsafe_fns", "extern_decls", "suppressions", "shared_to_mut_casts",
+    "static_mut", "unsafe_fns", "extern_decls", "shared_to_mut_casts",
     "defined_names", "items",
 )
+#: Query files run only on the units whose bytes hold the given text (a suppression comment
+#: names ``offload-ls``): every comment of a file is a capture of grammars/rust/suppressions.scm,
+#: and capturing and bucketing them all cost more than the rest of a host file's summary.
+SCREENED_QUERIES = (("suppressions", b"offload-ls"),)
 # Every pattern of grammars/rust/kernel_markers.scm matches one ``attribute_item`` whose text
 # holds "kernel" (offload_kernel, rustc_offload_kernel, kernel), "spirv" or "cube": the query
 # runs on those attributes only (_marker_captures), its text predicates being costly on all.
@@ -487,8 +491,9 @@ def semantic_exports(kernels, launches, items: ItemFacts | None) -> tuple:
     )
 
 
-def unit_captures(units: list[Unit], root: Node) -> list[dict[str, dict[str, list[Node]]]]:
-    """The :data:`UNIT_QUERIES` captures of each unit (same order as ``units``).
+def unit_captures(units: list[Unit], root: Node, source: bytes) -> list[dict[str, dict[str, list[Node]]]]:
+    """The :data:`UNIT_QUERIES` captures of each unit (same order as ``units``), and those
+    of :data:`SCREENED_QUERIES` in the units whose bytes (of ``source``) hold their text.
 
     One pass over ``root`` when most of the file is asked for (the captures are split by
     unit), otherwise one pass over each unit's byte range."""
@@ -496,12 +501,15 @@ def unit_captures(units: list[Unit], root: Node) -> list[dict[str, dict[str, lis
         return []
     total = sum(u.end - u.start for u in units)
     if len(units) > 8 and total * 2 > root.end_byte - root.start_byte:
-        found = captures_many(UNIT_QUERIES, root)
-        return _bucket(units, found)
-    out = []
-    for u in units:
-        found = captures_many(UNIT_QUERIES, u.parent, (u.start, u.end))
-        out.append(_bucket([u], found)[0])
+        out = _bucket(units, captures_many(UNIT_QUERIES, root))
+    else:
+        out = [_bucket([u], captures_many(UNIT_QUERIES, u.parent, (u.start, u.end)))[0] for u in units]
+    for name, needle in SCREENED_QUERIES:
+        for u, caps in zip(units, out):
+            if source.find(needle, u.start, u.end) >= 0:
+                found = _bucket([u], captures_many((name,), u.parent, (u.start, u.end)))[0]
+                if found:
+                    caps.update(found)
     return out
 
 
