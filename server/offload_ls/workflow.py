@@ -7,16 +7,18 @@ optional bundle; run: build if stale -> launch with the runtime log -> run repor
 
 from __future__ import annotations
 
+
 import hashlib
 import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from offload_ls.gpu.bundle import Bundle, BundleError, make_bundle, sha256_file
 from offload_ls.gpu.launch import RunReport, run_binary
+from offload_ls.gpu.ptx_perf import PtxKernelPerf, analyse_ptx
 from offload_ls.gpu.resources import KernelResources, parse_ptxas_verbose
 from offload_ls.gpu.targets import RunTarget
 from offload_ls.gpu.profile import ProfileReport
@@ -42,7 +44,8 @@ class BuildOutcome:
     Attributes:
         exe: the executable (``None`` if the build failed). images: ``triple arch`` of each
         embedded image (from ``llvm-objdump --offloading``). resources: per-kernel figures
-        from ``ptxas -v`` (NVIDIA arch only). fresh: nothing was rebuilt.
+        from ``ptxas -v`` (NVIDIA arch only). ptx_perf: per-kernel counts read from the
+        build's PTX (gpu/ptx_perf.py; NVIDIA arch with ``llc``). fresh: nothing was rebuilt.
     """
 
     crate: Crate
@@ -50,6 +53,7 @@ class BuildOutcome:
     diagnostics: list[CompilerDiagnostic] = field(default_factory=list)
     images: list[str] = field(default_factory=list)
     resources: list[KernelResources] = field(default_factory=list)
+    ptx_perf: list[PtxKernelPerf] = field(default_factory=list)
     bundle: Bundle | None = None
     seconds: float = 0.0
     fresh: bool = False
@@ -62,6 +66,14 @@ class BuildOutcome:
     @property
     def ok(self) -> bool:
         return self.exe is not None and not self.cancelled
+
+
+def _load_crate(manifest: Path, report: DoctorReport, bin_name: str | None, fp_contract: str | None) -> Crate:
+    """:func:`~offload_ls.toolchain.crate.load_crate` with the toolchain's rustc, and
+    ``fp_contract`` (when given) over the crate's own setting."""
+    tc = report.toolchain
+    crate = load_crate(manifest, tc.cargo, bin_name, env={"RUSTC": tc.rustc} if tc else None)
+    return crate if fp_contract is None else replace(crate, fp_contract=fp_contract)
 
 
 def default_device_image(report: DoctorReport) -> str:
@@ -143,15 +155,20 @@ def embedded_images(exe: Path, report: DoctorReport) -> list[str]:
 async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | None = None,
                       device_image: str | None = None, bundle_dir: Path | None = None,
                       cancel: CancelToken | None = None, progress: Progress | None = None,
-                      force: bool = False, timeouts: dict[str, float] | None = None) -> BuildOutcome:
+                      force: bool = False, timeouts: dict[str, float] | None = None,
+                      fp_contract: str | None = None) -> BuildOutcome:
     """Build ``manifest``'s crate to an executable with device images.
+
+    Args:
+        fp_contract: ``off`` / ``fast`` (toolchain/fp_contract.py), over the crate's
+            Cargo.toml setting; ``None``: that setting.
 
     Raises:
         CrateError / ValueError: no usable crate or toolchain (message says what to do).
     """
     say = progress or (lambda m: None)
     tc = report.toolchain
-    crate = load_crate(manifest, tc.cargo, bin_name, env={"RUSTC": tc.rustc} if tc else None)
+    crate = _load_crate(manifest, report, bin_name, fp_contract)
     image = device_image or default_device_image(report)
     crate, lowering = lower_for_pipeline(crate, report, image)
     outcome = BuildOutcome(crate, None, lowering=lowering)
@@ -187,13 +204,17 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
         for p in result.passes:
             if p.name == "ptxas" and p.completed is not None:
                 outcome.resources = parse_ptxas_verbose(p.completed.stderr)
+        if plan.ptx is not None and plan.ptx.is_file():
+            outcome.ptx_perf = analyse_ptx(plan.ptx.read_text(encoding="utf-8", errors="replace"))
         _stamp_path(crate).write_text(json.dumps(key))
-        (crate.out_dir / "build" / "resources.json").write_text(json.dumps([vars(r) for r in outcome.resources]))
+        (crate.out_dir / "build" / "resources.json").write_text(json.dumps(
+            {"resources": [vars(r) for r in outcome.resources], "ptx_perf": [vars(p) for p in outcome.ptx_perf]}))
     if outcome.fresh:
         try:
-            outcome.resources = [KernelResources(**r) for r in json.loads(
-                (crate.out_dir / "build" / "resources.json").read_text())]
-        except (OSError, ValueError, TypeError):
+            saved = json.loads((crate.out_dir / "build" / "resources.json").read_text())
+            outcome.resources = [KernelResources(**r) for r in saved["resources"]]
+            outcome.ptx_perf = [PtxKernelPerf(**p) for p in saved["ptx_perf"]]
+        except (OSError, ValueError, TypeError, KeyError):
             pass
     outcome.exe = plan.exe
     outcome.images = embedded_images(plan.exe, report)
@@ -225,7 +246,7 @@ async def run_crate(manifest: Path, report: DoctorReport, args: list[str] | None
                     timeout: float = 300.0, cancel: CancelToken | None = None, progress: Progress | None = None,
                     on_stdout: Callable[[str], None] | None = None,
                     on_stderr: Callable[[str], None] | None = None,
-                    target: RunTarget | None = None) -> RunOutcome:
+                    target: RunTarget | None = None, fp_contract: str | None = None) -> RunOutcome:
     """Build if stale, then run with the runtime's log and return the run report.
 
     Args:
@@ -237,7 +258,7 @@ async def run_crate(manifest: Path, report: DoctorReport, args: list[str] | None
         TargetError: the target is unreachable or cannot run the bundle (nothing ran).
     """
     built = await build_crate(manifest, report, bin_name=bin_name, device_image=device_image,
-                              cancel=cancel, progress=progress)
+                              cancel=cancel, progress=progress, fp_contract=fp_contract)
     if not built.ok:
         return RunOutcome(built, None)
     if target is not None and target.remote:
@@ -308,12 +329,12 @@ def _image_checks(built: BuildOutcome, report: DoctorReport) -> dict:
 async def profile_crate(manifest: Path, report: DoctorReport, args: list[str] | None = None, *,
                         bin_name: str | None = None, device: int | None = None, device_image: str | None = None,
                         timeout: float = 300.0, cancel: CancelToken | None = None,
-                        progress: Progress | None = None) -> ProfileOutcome:
+                        progress: Progress | None = None, fp_contract: str | None = None) -> ProfileOutcome:
     """Build if stale, then profile (:func:`offload_ls.gpu.profile_run.profile_binary`): the
     runtime's copy and launch timings always, Nsight Compute's per-launch figures with a GPU
     and ``ncu``. Files go to ``target/offload-ls/profile/``."""
     built = await build_crate(manifest, report, bin_name=bin_name, device_image=device_image,
-                              cancel=cancel, progress=progress)
+                              cancel=cancel, progress=progress, fp_contract=fp_contract)
     if not built.ok:
         return ProfileOutcome(built, None, None)
     ncu = find_cuda_tool("ncu", report.cuda_path, beside=report.ptxas)
@@ -394,7 +415,7 @@ class AssemblyOutcome:
 
 async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str | None = None,
                          cancel: CancelToken | None = None, progress: Progress | None = None, force: bool = False,
-                         timeouts: dict[str, float] | None = None) -> AssemblyOutcome:
+                         timeouts: dict[str, float] | None = None, fp_contract: str | None = None) -> AssemblyOutcome:
     """Compile ``manifest``'s crate for the GPU target with line tables and return its device
     listings (PTX or AMDGPU assembly, optimised LLVM IR, SASS when nvdisasm exists). Reuses the
     last listings while no source changed.
@@ -404,7 +425,7 @@ async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str 
     """
     say = progress or (lambda m: None)
     tc = report.toolchain
-    crate = load_crate(manifest, tc.cargo, bin_name, env={"RUSTC": tc.rustc} if tc else None)
+    crate = _load_crate(manifest, report, bin_name, fp_contract)
     crate, lowering = lower_for_pipeline(crate, report, "gpu")
     plan: AssemblyPlan = assembly_plan(crate, report, timeouts)
     plan.lowering = lowering
@@ -415,7 +436,7 @@ async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str 
         wanted["sass"] = plan.sass
     stamp = crate.out_dir / "asm" / "stamp.json"
     key = {"arch": img.arch, "target": img.triple, "rustc": tc.rustc if tc else None,
-           "pipeline": report.pipeline, "formats": sorted(wanted), "bin": crate.bin}
+           "pipeline": report.pipeline, "formats": sorted(wanted), "bin": crate.bin, "fp_contract": crate.fp_contract}
     start = time.monotonic()
     if not force and is_fresh(crate, img.asm, key, stamp, (crate.out_dir / "asm" / "target-device",)):
         say(f"the device listings in {img.asm.parent} are up to date")

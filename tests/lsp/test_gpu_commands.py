@@ -193,6 +193,44 @@ async def test_show_ptx_lens_and_the_assembly_command_map_kernel_lines(client, t
     assert missing["ok"] is False and "kernel `nope` is not in the ptx listing" in missing["error"]
 
 
+@pytest.mark.toolchain
+async def test_build_shows_the_ptx_figures_on_each_kernel(client, tmp_path):
+    """After a GPU-image build, a kernel whose PTX multiplies and adds without fusing gets a
+    lens with the numbers (opening its PTX) and the figures in its hover (gpu/ptx_perf.py)."""
+    from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
+
+    if run_doctor(probe_gpus=False).pipeline == HOST_ONLY:
+        pytest.skip("needs the offload toolchain")
+    crate = tmp_path / "offload-kernels"
+    shutil.copytree(EXAMPLE, crate, ignore=shutil.ignore_patterns("target"))
+    await _init_with_view(client, crate, view=True)
+    main = crate / "src" / "main.rs"
+    uri, source = main.as_uri(), main.read_text()
+    open_doc(client, uri, source)
+    assert not [lens for lens in await _lenses(client, uri) if lens.command.title.startswith("PTX:")]
+    result = await _command(client, "offload-ls.build", [{"uri": uri, "deviceImage": "gpu"}])
+    assert result["ok"] is True, result
+    assert {p["kernel"]: (p["fpInstructions"], p["fma"], p["unfused"]) for p in result["ptxPerf"]} == {
+        "daxpy": (2, 0, 1), "fir": (32, 0, 16), "hash_u32": (0, 0, 0), "saxpy": (2, 0, 1), "triad": (2, 0, 1)}
+    lenses = [lens for lens in await _lenses(client, uri) if lens.command.title.startswith("PTX:")]
+    lines = source.splitlines()
+    by_line = {lens.range.start.line: lens for lens in lenses}
+    fir = next(n for n, line in enumerate(lines) if 'fn fir(' in line and "gpu-kernel" in line)
+    assert by_line[fir].command.title == 'PTX: 16 mul+add unfused of 32 FP instructions (fp-contract = "fast" fuses them)'
+    assert by_line[fir].command.command == "offload-ls.showAssembly"
+    assert list(by_line[fir].command.arguments) == [{"uri": uri, "kernel": "fir"}]
+    # on each definition of the four kernels (a GPU and a host-image one each), not on hash_u32 (no floating point)
+    assert sorted(lens.command.arguments[0]["kernel"] for lens in lenses) == [
+        "daxpy", "daxpy", "fir", "fir", "saxpy", "saxpy", "triad", "triad"]
+    saxpy = next(n for n, line in enumerate(lines) if 'fn saxpy(' in line and "gpu-kernel" in line)
+    col = lines[saxpy].index("saxpy")
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=saxpy, character=col + 1)))
+    text = hover.contents.value
+    assert "**PTX** (last build): saxpy: 2 FP instructions, 0 FMA, 1 multiply-add pair unfused" in text
+    assert 'Set fp-contract = "fast" in [package.metadata.offload-ls]' in text
+
+
 def test_expected_request_errors_are_logged_in_one_line():
     """Arguments of the wrong shape (answered with the error) and requests cancelled as the
     session ends are logged without a traceback; other failures keep theirs."""

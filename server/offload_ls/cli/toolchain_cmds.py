@@ -13,6 +13,7 @@ from pathlib import Path
 
 from offload_ls.toolchain.crate import CrateError
 from offload_ls.toolchain.doctor import render_json, render_text, run_doctor
+from offload_ls.toolchain.fp_contract import FP_CONTRACT_VALUES
 from offload_ls.toolchain.transfer_plan import human_bytes
 from offload_ls.workspace.cargo import find_manifest
 
@@ -73,6 +74,10 @@ def _common_build_args(p) -> None:
     p.add_argument("--device-image", choices=("gpu", "host", "both"),
                    help="images to embed: gpu (default when a GPU is present), host (libomptarget's "
                         "Virtual Host Device: kernels run on the CPU), both (warned against)")
+    p.add_argument("--fp-contract", choices=FP_CONTRACT_VALUES,
+                   help="floating-point contraction in device code: fast fuses a*b+c into FMA like nvcc's "
+                        "default -fmad=true (results differ from the CPU's in the last bits); off keeps Rust's "
+                        "unfused semantics (default: fp-contract in [package.metadata.offload-ls], else off)")
     p.add_argument("--rustc", help="rustc to use (default: what `offload-ls doctor` chooses)")
     p.add_argument("--cargo", help="cargo beside that rustc")
 
@@ -131,7 +136,7 @@ def profile_command(args: argparse.Namespace) -> int:
     device_image = _host_image_without_gpu(args, report, "; only the runtime's timings can be measured")
     outcome, status = _workflow(profile_crate(manifest, report, list(getattr(args, "program_args", [])),
                                               bin_name=args.bin_name, device=args.device, device_image=device_image,
-                                              timeout=args.timeout, progress=_note))
+                                              timeout=args.timeout, progress=_note, fp_contract=args.fp_contract))
     if outcome is None:
         return status
     _print_diagnostics(outcome.build.diagnostics)
@@ -194,7 +199,7 @@ def asm_command(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     manifest, report = found
     outcome, status = _workflow(assemble_crate(manifest, report, bin_name=args.bin_name, progress=_note,
-                                               force=args.force))
+                                               force=args.force, fp_contract=args.fp_contract))
     if outcome is None:
         return status
     _print_diagnostics(outcome.diagnostics)
@@ -310,6 +315,10 @@ def _print_build(outcome) -> None:
         if r.spills:
             _note(f"warning: kernel `{r.kernel}` spills registers to local memory "
                   f"({r.spill_store_bytes} B stores, {r.spill_load_bytes} B loads): slower loads and stores")
+    for p in outcome.ptx_perf:
+        print(f"  PTX {p.summary()}")
+        if p.advice():
+            _note(f"note: kernel `{p.kernel}`: {p.advice()}")
     if outcome.bundle is not None:
         b = outcome.bundle
         print(f"  bundle: {b.directory} ({human_bytes(b.bytes)}, {len(b.libraries)} libraries); "
@@ -325,7 +334,8 @@ def build_command(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     manifest, report = found
     outcome, status = _workflow(build_crate(manifest, report, bin_name=args.bin_name, device_image=args.device_image,
-                                            bundle_dir=args.bundle, progress=_note, force=args.force), (BundleError,))
+                                            bundle_dir=args.bundle, progress=_note, force=args.force,
+                                            fp_contract=args.fp_contract), (BundleError,))
     if outcome is None:
         return status
     _print_diagnostics(outcome.diagnostics)
@@ -377,7 +387,8 @@ def run_command(args: argparse.Namespace) -> int:
         manifest, report, list(getattr(args, "program_args", [])), bin_name=args.bin_name, device=args.device,
         device_image=device_image, timeout=args.timeout, progress=_note,
         on_stdout=lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()),
-        on_stderr=lambda line: None if " info: " in line else _note(line), target=target), (BundleError,))
+        on_stderr=lambda line: None if " info: " in line else _note(line), target=target,
+        fp_contract=args.fp_contract), (BundleError,))
     if outcome is None:
         return status
     _print_diagnostics(outcome.build.diagnostics)

@@ -29,6 +29,7 @@ import attrs
 from lsprotocol import types
 
 from offload_ls.gpu.launch import RunReport
+from offload_ls.gpu.ptx_perf import PtxKernelPerf
 from offload_ls.gpu.resources import KernelResources
 from offload_ls.gpu.targets import select_target
 from offload_ls.lsp import assembly
@@ -107,6 +108,8 @@ class GpuCommands:
         self.server = server
         self.reports: dict[Path, RunReport] = {}
         self.resources: dict[Path, list[KernelResources]] = {}
+        #: manifest -> per-kernel counts from the last build's PTX (gpu/ptx_perf.py)
+        self.ptx_perf: dict[Path, list[PtxKernelPerf]] = {}
         self.jobs: dict[Path, CancelToken] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -189,6 +192,7 @@ class GpuCommands:
             return refusal
         self._finish(token, manifest, "cancelled" if outcome.cancelled else ("done" if outcome.ok else "failed"))
         self.resources[manifest] = outcome.resources
+        self.ptx_perf[manifest] = outcome.ptx_perf
         for d in outcome.diagnostics:
             self.server.log(f"[build] {d.level}: {d.message} [{d.source}]", types.MessageType.Warning)
         for r in outcome.resources:
@@ -197,6 +201,7 @@ class GpuCommands:
         result = {"ok": outcome.ok, "exe": str(outcome.exe) if outcome.exe else None, "images": outcome.images,
                   "fresh": outcome.fresh, "seconds": round(outcome.seconds, 2),
                   "resources": [asdict(r) for r in outcome.resources], "warnings": outcome.warnings,
+                  "ptxPerf": [p.to_json() for p in outcome.ptx_perf],
                   "bundle": str(outcome.bundle.directory) if outcome.bundle else None}
         if outcome.ok:
             self.server.show(f"offload-ls: built {outcome.exe.name} ({', '.join(outcome.images) or 'no images'})",
@@ -241,6 +246,7 @@ class GpuCommands:
         self._finish(token, manifest, "no run" if rep is None else
                      "cancelled" if rep.cancelled else ("ok" if rep.ok else "failed"))
         self.resources[manifest] = outcome.build.resources
+        self.ptx_perf[manifest] = outcome.build.ptx_perf
         if rep is None:
             for d in outcome.build.diagnostics:
                 self.server.log(f"[build] {d.level}: {d.message} [{d.source}]", types.MessageType.Error)
@@ -316,7 +322,18 @@ class GpuCommands:
                          f"→ {human_bytes(figs['h2d_bytes'])} ← {human_bytes(figs['d2h_bytes'])}, "
                          f"run {rep.seconds:.2f} s")
                 lenses.append(types.CodeLens(range=rng, command=types.Command(title, REPORT, arguments=[{"uri": uri}])))
+            perf = self._perf_of(manifest, k.name)
+            if perf is not None and perf.unfused:
+                # the compiled kernel's figures (gpu/ptx_perf.py); the lens opens its PTX where the client can
+                title = (f"PTX: {perf.unfused} mul+add unfused of {perf.fp_instructions} FP instructions "
+                         f"(fp-contract = \"fast\" fuses them)")
+                cmd = (types.Command(title, assembly.SHOW_ASSEMBLY, arguments=[{"uri": uri, "kernel": k.name}])
+                       if assembly.client_has_view(self.server) else types.Command(title, BUILD, arguments=[{"uri": uri}]))
+                lenses.append(types.CodeLens(range=rng, command=cmd))
         return lenses + assembly.lenses(self.server, doc, analysis)
+
+    def _perf_of(self, manifest: Path | None, kernel: str) -> PtxKernelPerf | None:
+        return next((p for p in self.ptx_perf.get(manifest, []) if p.kernel == kernel), None) if manifest else None
 
     def code_actions(self, doc, analysis, span) -> list[types.CodeAction]:
         """"Build for GPU" / "Run on GPU" when the range touches a kernel or a launch."""
@@ -334,8 +351,16 @@ class GpuCommands:
         for r in self.resources.get(manifest, []) if manifest else []:
             if r.kernel == kernel:
                 warn = "\n\n⚠ spills registers to local memory" if r.spills else ""
-                return f"\n\n**Resources** (ptxas -v, last build): {r.summary()}{warn}"
-        return None
+                text = f"\n\n**Resources** (ptxas -v, last build): {r.summary()}{warn}"
+                break
+        else:
+            text = ""
+        perf = self._perf_of(manifest, kernel)
+        if perf is not None:
+            text += f"\n\n**PTX** (last build): {perf.summary()}"
+            if perf.advice():
+                text += f"\n\n⚠ {perf.advice()}"
+        return text or None
 
 
 def report_json(rep: RunReport) -> dict:

@@ -190,17 +190,24 @@ def device_image_passes(crate: Crate, report: DoctorReport, img: Image, out: Pat
               *facts.device_cfg_args(), *debug, f"-Clinker={shutil.which('true') or '/bin/true'}",
               f"--emit=llvm-bc={img.raw_bc},link"),
         env=dev_env, cwd=cwd, timeout=t["build"], emits=(img.raw_bc,))]
-    if report.pipeline != NATIVE:
-        passes += [
-            Pass(f"llvm-dis-{img.tag}", "device ABI", (tools["llvm-dis"], str(img.raw_bc), "-o", str(img.raw_ll)),
-                 {}, cwd, t["tool"], (img.raw_ll,), json=False, needs_clean=True),
-            Pass(f"kernel-abi-{img.tag}", "device ABI",
-                 (sys.executable, "-m", "offload_ls.toolchain.kernel_abi", str(img.raw_ll), str(img.fixed_ll)),
-                 {}, cwd, t["tool"], (img.fixed_ll,), json=False, needs_clean=True),
-            Pass(f"llvm-as-{img.tag}", "device ABI",
-                 (str(Path(tools["llvm-dis"]).with_name("llvm-as")), str(img.fixed_ll), "-o", str(img.bc)),
-                 {}, cwd, t["tool"], (img.bc,), json=False, needs_clean=True),
-        ]
+    contract = crate.fp_contract == "fast"
+    if report.pipeline != NATIVE or contract:
+        dis = Pass(f"llvm-dis-{img.tag}", "device ABI", (tools["llvm-dis"], str(img.raw_bc), "-o", str(img.raw_ll)),
+                   {}, cwd, t["tool"], (img.raw_ll,), json=False, needs_clean=True)
+        steps = [] if report.pipeline == NATIVE else [("kernel_abi", "kernel-abi", "device ABI")]
+        if contract:  # toolchain/fp_contract.py: fp-contract = "fast"
+            steps.append(("fp_contract", "fp-contract", "device FP contraction"))
+        passes.append(dis)
+        src = img.raw_ll
+        for j, (module, name, label) in enumerate(steps):
+            dst = img.fixed_ll if j == len(steps) - 1 else img.fixed_ll.with_suffix(f".{name}.ll")
+            passes.append(Pass(f"{name}-{img.tag}", label,
+                               (sys.executable, "-m", f"offload_ls.toolchain.{module}", str(src), str(dst)),
+                               {}, cwd, t["tool"], (dst,), json=False, needs_clean=True))
+            src = dst
+        passes.append(Pass(f"llvm-as-{img.tag}", "device ABI",
+                           (str(Path(tools["llvm-dis"]).with_name("llvm-as")), str(img.fixed_ll), "-o", str(img.bc)),
+                           {}, cwd, t["tool"], (img.bc,), json=False, needs_clean=True))
     else:
         passes.append(Pass(f"copy-{img.tag}", "device", ("cp", str(img.raw_bc), str(img.bc)),
                            {}, cwd, t["tool"], (img.bc,), json=False, needs_clean=True))

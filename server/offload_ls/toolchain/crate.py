@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from offload_ls.toolchain.fp_contract import check_value
 from offload_ls.toolchain.process import run
 
 METADATA_TIMEOUT = 60.0  # seconds
@@ -28,6 +29,9 @@ class Crate:
         (``file_name`` of diagnostics is relative to it). target_dir: cargo's target
         directory; offload-ls writes only below ``target_dir/offload-ls``.
         bin: the binary target passes build (``None``: the library). kinds: target kinds.
+        fp_contract: the device code's floating-point contraction, ``off`` or ``fast``
+            (toolchain/fp_contract.py), from ``fp-contract`` in ``[package.metadata.offload-ls]``
+            or ``[workspace.metadata.offload-ls]``; ``off`` when unset.
     """
 
     manifest: Path
@@ -43,6 +47,7 @@ class Crate:
     bin_root: Path | None = None
     #: root file of the library target, if any
     lib_root: Path | None = None
+    fp_contract: str = "off"
 
     @property
     def out_dir(self) -> Path:
@@ -88,7 +93,22 @@ def load_crate(manifest: Path, cargo: str, bin_name: str | None = None, env: dic
                      and any(k in ("lib", "rlib", "cdylib", "staticlib") for k in t["kind"])), None)
     return Crate(manifest=manifest, name=pkg["name"], root=Path(meta["workspace_root"]),
                  target_dir=Path(meta["target_directory"]), bin=chosen, lib=has_lib, roots=roots, bin_root=bin_root,
-                 lib_root=lib_root)
+                 lib_root=lib_root, fp_contract=_fp_contract(manifest, pkg.get("metadata"), meta.get("metadata")))
+
+
+def _fp_contract(manifest: Path, package_meta, workspace_meta) -> str:
+    """``fp-contract`` of ``[package.metadata.offload-ls]``, else of the workspace's, else ``off``.
+
+    Raises:
+        CrateError: a value other than ``off`` / ``fast`` (the message says which are allowed)."""
+    for meta, key in ((package_meta, "package"), (workspace_meta, "workspace")):
+        ol = meta.get("offload-ls") if isinstance(meta, dict) else None
+        if isinstance(ol, dict) and "fp-contract" in ol:
+            try:
+                return check_value(ol["fp-contract"], f"{manifest}: [{key}.metadata.offload-ls]")
+            except ValueError as exc:
+                raise CrateError(str(exc)) from None
+    return "off"
 
 
 def _first_error(stderr: str) -> str:

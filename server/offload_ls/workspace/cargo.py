@@ -74,8 +74,8 @@ def load_cargo_config(path: Path, stop: Path | None = None) -> CargoConfig:
     if data is None:
         return cfg
     for ol, where_path, key in _offload_ls_tables(manifest, data, stop, cfg.problems):
-        if isinstance(ol, dict):  # run targets share the table (load_run_targets)
-            ol = {k: v for k, v in ol.items() if k not in RUN_TARGET_KEYS}
+        if isinstance(ol, dict):  # run targets and build settings share the table
+            ol = {k: v for k, v in ol.items() if k not in NON_RULE_KEYS}
         levels, problems = parse_rule_levels(ol, f"{where_path}: [{key}.metadata.offload-ls]")
         cfg.levels.update(levels)
         cfg.problems += problems
@@ -98,6 +98,9 @@ def _offload_ls_tables(manifest: Path, data: dict, stop: Path | None, problems: 
 
 #: Keys of ``[*.metadata.offload-ls]`` that are not rule names.
 RUN_TARGET_KEYS = ("run-target", "run-targets")
+#: Every key of ``[*.metadata.offload-ls]`` that is not a rule name: the run targets, and the
+#: build setting ``fp-contract`` (read by toolchain/crate.py from cargo metadata).
+NON_RULE_KEYS = (*RUN_TARGET_KEYS, "fp-contract")
 
 
 @dataclass
