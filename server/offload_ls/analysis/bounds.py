@@ -555,6 +555,8 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
                     and holds_at(g, index) and e.off < _record_stride(g.expr_node, resolve, fold):
                 return True
     ub = _Bounds(guards, fold, resolve, lambda n: is_thread(n) and not block_only(n), holds_at)
+    if e.key and 0 <= e.off and _in_guarded_record(index, guards, fold, resolve, length, holds_at, ub):
+        return True
     top = ub.of(index, 1)
     if top is UNKNOWN:
         return True  # not an expression bounds can be worked out for: not reported
@@ -596,25 +598,71 @@ def _divide(p: Poly, mono: tuple) -> Poly | None:
     return out
 
 
-def _record_stride(node: Node, resolve: Callable[[Node], Node | None], fold, depth: int = 0) -> int:
+def _record_stride(node: Node, resolve: Callable[[Node], Node | None], fold) -> int:
     """``k`` when ``node`` is ``k * v`` / ``v * k`` for a constant ``k`` (immutable ``let``s
     followed), else 0."""
+    return _record(node, resolve, fold)[0]
+
+
+def _record(node: Node, resolve: Callable[[Node], Node | None], fold, depth: int = 0) -> tuple[int, Node | None]:
+    """``(k, v)`` when ``node`` is ``k * v`` / ``v * k`` for a constant ``k > 1`` (immutable
+    ``let``s followed), else ``(0, None)``."""
     node = strip(node)
     if depth > 4:
-        return 0
+        return 0, None
     if node.type == "identifier":
         value = resolve(node)
-        return _record_stride(value, resolve, fold, depth + 1) if value is not None else 0
+        return _record(value, resolve, fold, depth + 1) if value is not None else (0, None)
     if node.type != "binary_expression":
-        return 0
+        return 0, None
     op = node.child_by_field_name("operator")
     left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
     if op is None or op.type != "*" or left is None or right is None:
-        return 0
-    k = _constant(strip(left), fold)
+        return 0, None
+    k, v = _constant(strip(left), fold), right
     if k is None:
-        k = _constant(strip(right), fold)
-    return k if k is not None and k > 1 else 0
+        k, v = _constant(strip(right), fold), left
+    return (k, v) if k is not None and k > 1 else (0, None)
+
+
+def _in_guarded_record(index: Node, guards: list[Guard], fold, resolve, length: int | None, holds_at,
+                       ub: "_Bounds") -> bool:
+    """``index`` is ``k * r + c`` (``let base = r * 4; x[base + 3]``, or ``x[at + c]`` for
+    ``c`` in ``0..3``) with ``0 <= c < k`` and a guard ``r < n`` on the record number:
+    element ``c`` of record ``r``, below ``k * n``. With a runtime ``n`` the buffer is
+    trusted to hold ``n`` records (as a guard ``i < n`` is trusted to name ``x``'s length),
+    unless ``n`` is a ``.len()`` (elements, not records: ``x[2 * i]`` under
+    ``i < x.len()`` is out of bounds); with a constant ``n`` the length must hold them."""
+    k = 0
+    rec = None
+    top = 0  # the largest value of the other terms
+    for t in _sum_terms(index):
+        c = _constant(strip(t), fold)
+        if c is not None:
+            top += c
+            continue
+        kt, v = _record(t, resolve, fold)
+        if kt and rec is None:
+            k, rec = kt, v
+            continue
+        most = ub.of(t, 1)
+        if most is UNKNOWN or most is None or not _is_const(most):
+            return False
+        top += most.get((), 0)
+    if rec is None or not 0 <= top < k:
+        return False
+    r = affine(rec, fold)
+    if not r.key:
+        return False
+    for g in guards:
+        if g.lower or g.expr.key != r.key or not holds_at(g, index):
+            continue
+        slack = g.bound.off - g.expr.off + r.off  # r < bound + slack
+        if g.bound.key == "" and length is not None and k * slack <= length:
+            return True
+        if g.bound.key != "" and slack <= 0 and not g.bound.key.endswith(".len()"):
+            return True  # (a guard on some buffer's `.len()` counts elements, not records)
+    return False
 
 
 Poly = dict  # monomial (sorted tuple of symbol keys) -> integer coefficient

@@ -184,6 +184,16 @@ class FileFacts:
                 out[alias] = original
         return out
 
+    @cached_property
+    def import_roots(self) -> dict[str, frozenset[str]]:
+        """``use`` declarations of the file: name brought into scope -> first segments of the
+        paths it comes from (``use my_frontend::offload;``: offload -> {my_frontend})."""
+        out: dict[str, set[str]] = {}
+        for s in self.summaries:
+            for name, root in s.items.imports:
+                out.setdefault(name, set()).add(root)
+        return {n: frozenset(r) for n, r in out.items()}
+
     def original_name(self, name: str) -> str:
         """``name`` through ``use .. as ..`` renames."""
         return self.renames.get(name, name)

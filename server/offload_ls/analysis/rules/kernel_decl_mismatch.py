@@ -8,7 +8,9 @@ computes the transfer plan from the declaration's types, so a declaration that s
 ``&mut [f32]`` for a ``&mut [f32; 4]`` parameter (a slice: the length is dropped), or
 ``&f32`` for ``&f64``, copies the wrong bytes, and nothing checks the two agree
 (docs/offload-notes.md). Compared: the number of parameters and each type, with type
-aliases followed and array lengths folded with the crate's constants.
+aliases followed and array lengths folded with the crate's constants; a declaration that
+takes ``*const [T; N]`` for a kernel's ``*const T`` (the host maps the whole array through
+one thin pointer) agrees.
 """
 
 from __future__ import annotations
@@ -55,11 +57,25 @@ def _compare(ctx: FileContext, kernel: Kernel, decl) -> Iterator[Finding]:
     for i, (dp, kp) in enumerate(zip(decl.params, kernel.params)):
         if dp is None:
             continue
-        if _canon(ctx, dp.type_text) != _canon(ctx, kp.type_text):
+        host, device = _canon(ctx, dp.type_text), _canon(ctx, kp.type_text)
+        if host != device and not _maps_whole_array(host, device):
             yield Finding(rule=NAME, span=dp.type_span,
                           message=f"the host declaration of kernel `{kernel.name}` says parameter {i + 1} is "
                                   f"`{dp.type_text}`, the device kernel takes `{kp.name}: {kp.type_text}`: the host "
                                   f"pass copies what the declaration says; make them the same")
+
+
+def _maps_whole_array(host: str, device: str) -> bool:
+    """The declaration takes a raw pointer to an array (``*const [f32; N]``) where the kernel
+    takes a raw pointer to its element (``*const f32``): one thin pointer in the kernel ABI
+    either way, and the declaration makes the host map the whole array, which the kernel
+    then indexes. A deliberate idiom of rustc 1.96 offload code, not a mismatch (the reverse
+    maps one element where the kernel reads N, and is reported)."""
+    for sigil in ("*const ", "*mut "):
+        if host.startswith(sigil) and device.startswith(sigil):
+            h, d = host[len(sigil):], device[len(sigil):]
+            return h.startswith(f"[{d};") and h.endswith("]")
+    return False
 
 
 def _canon(ctx: FileContext, text: str) -> str:

@@ -7,6 +7,10 @@
 ``device`` goes through ``const { assert!(device >= 0) }``
 (tests/ui/offload/offload_negative_device.rs). Reported: a missing field (at the macro),
 each repeated or unknown field (at its name), a negative ``device`` (at its value).
+
+Only core's macro is checked: a bare ``offload!`` that the file imports from another crate
+(``use rustc_offload_frontend::offload;``, whose own macro takes ``grid_dim`` / ``block_dim``)
+or a path into another crate (``my_frontend::offload!``) has that crate's fields.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ _RENAMED = {"grid_dim": "workgroup_dim", "block_dim": "thread_dim"}
 
 def check(ctx: FileContext) -> Iterator[Finding]:
     for launch in ctx.launches:
-        if launch.form != "offload!":
+        if launch.form != "offload!" or not _is_core_macro(ctx, launch):
             continue
         head = Span(launch.span.start, launch.span.start + 1)
         names = [n for n, _ in launch.fields]
@@ -53,6 +57,19 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 yield Finding(rule=NAME, span=launch.device_span,
                               message=f"{shown}: the device number must be 0 or more (rustc checks it at compile "
                                       f"time); leave `device` out for the default device")
+
+
+def _is_core_macro(ctx: FileContext, launch) -> bool:
+    """Is the launch's macro core's ``offload!`` (or possibly so), not another crate's?"""
+    path = ctx.source[launch.span.start:launch.span.end].split(b"!", 1)[0].decode("utf-8", "replace")
+    segments = [p.strip() for p in path.split("::") if p.strip()]
+    if len(segments) > 1:
+        return segments[0] in _STD_ROOTS
+    roots = ctx.facts.import_roots.get("offload")
+    return not roots or bool(roots & _STD_ROOTS)
+
+
+_STD_ROOTS = frozenset({"core", "std"})
 
 
 RULE = Rule(

@@ -36,10 +36,12 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 continue
             param = _resolved(ctx, param)
             shared = _also_passed_mutably(ctx, kernel, index)
+            declared = _declared_array(ctx, kernel, index)
             yield Finding(
                 rule=NAME,
                 span=param.type_span,
-                message=message(kernel, param, suggest=not shared),
+                message=(message(kernel, param, suggest=not shared) if declared is None
+                         else _declared_message(kernel, param, declared)),
                 fixes=() if shared else _fixes(ctx, kernel, index, param),
             )
 
@@ -82,6 +84,27 @@ def _also_passed_mutably(ctx: FileContext, kernel: Kernel, index: int) -> bool:
             if j != index and _place(other.text) == mine and ("mut" in text):
                 return True
     return False
+
+
+def _declared_array(ctx: FileContext, kernel: Kernel, index: int) -> str | None:
+    """The array type a host ``extern`` declaration of ``kernel`` points to at parameter
+    ``index`` (``*const [f32; N]`` -> ``[f32; N]``): the host then maps the whole array
+    through the kernel's element pointer; ``None`` otherwise."""
+    for decl in ctx.facts.extern_decls_named(kernel.name):
+        p = decl.params[index] if index < len(decl.params) else None
+        text = p.type_text.strip() if p is not None else ""
+        compact = "".join(text.split())
+        if compact.startswith(("*const[", "*mut[")) and compact.endswith("]"):
+            return text[text.index("["):]
+    return None
+
+
+def _declared_message(kernel: Kernel, param: Param, array: str) -> str:
+    """The finding's text when the host declaration maps ``array`` through the pointer."""
+    ref = "&mut " if param.kind == "mut_ptr" else "&"
+    return (f"kernel `{kernel.name}` takes `{param.name}: {param.type_text}`, a raw pointer (its host declaration "
+            f"maps `{array}` through it): the kernel needs `unsafe` to use it and the compiler cannot mark it "
+            f"`noalias`; take `{ref}{array}` in both the declaration and the kernel")
 
 
 def _resolved(ctx: FileContext, param: Param) -> Param:
