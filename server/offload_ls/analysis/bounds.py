@@ -557,6 +557,8 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
     ub = _Bounds(guards, fold, resolve, lambda n: is_thread(n) and not block_only(n), holds_at)
     if e.key and 0 <= e.off and _in_guarded_record(index, guards, fold, resolve, length, holds_at, ub):
         return True
+    if _in_host_range(index, guards, fold, resolve, is_thread, holds_at):
+        return True
     top = ub.of(index, 1)
     if top is UNKNOWN:
         return True  # not an expression bounds can be worked out for: not reported
@@ -663,6 +665,57 @@ def _in_guarded_record(index: Node, guards: list[Guard], fold, resolve, length: 
         if g.bound.key != "" and slack <= 0 and not g.bound.key.endswith(".len()"):
             return True  # (a guard on some buffer's `.len()` counts elements, not records)
     return False
+
+
+def _in_host_range(index: Node, guards: list[Guard], fold, resolve, is_thread, holds_at) -> bool:
+    """``index`` is a thread's position in a range the host computed, plus offsets the host
+    passed: ``let i = first + tid; if i > last { return; } x[i + 1 + jp + kp]`` (RAJAPerf's
+    zone ranges ``fpz..=lpz`` with ghost zones around them). The range's start is a runtime
+    value, its bound a runtime value (not a ``.len()``), and every other term of the index
+    a constant or a runtime value that is the same for every thread (a stride): the host
+    chose the range and the strides together, so the neighbours are trusted to be inside
+    the buffer, as a guard ``i < n`` is trusted to name its length. A position without a
+    runtime start (``if id.x > n``) is not such a range: its bound is checked as usual."""
+    keys = {g.expr.key for g in guards if not g.lower and g.expr.off == 0 and g.bound.key
+            and not g.bound.key.endswith(".len()") and holds_at(g, index)}
+    if not keys:
+        return False
+    terms = _terms_until(index, keys, fold, resolve)
+    if terms is None:
+        return False
+    ranged = [t for t in terms if affine(t, fold).key in keys]
+    if len(ranged) != 1:
+        return False
+    if any(t is not ranged[0] and (is_thread(t) or t.type not in _RUNTIME_TERMS) for t in terms):
+        return False
+    start = _terms_until(ranged[0], set(), fold, resolve, expand_first=True)
+    return start is not None and any(is_thread(t) for t in start) and \
+        any(not is_thread(t) and t.type in _RUNTIME_TERMS for t in start)
+
+
+#: Expressions a host-passed value is read through: `jp`, `self.jp`, `*jp`, `params.kp`.
+_RUNTIME_TERMS = frozenset({"identifier", "field_expression", "unary_expression"})
+
+
+def _terms_until(node: Node, keys: set[str], fold, resolve, depth: int = 0, expand_first: bool = False
+                 ) -> list[Node] | None:
+    """The non-constant terms of the sum ``node``, immutable ``let``s of sums followed down
+    to an identifier in ``keys`` (a guarded name); ``None`` past a depth of 6."""
+    if depth > 6:
+        return None
+    out: list[Node] = []
+    for t in _sum_terms(node):
+        if _constant(t, fold) is not None:
+            continue
+        value = resolve(t) if t.type == "identifier" and (expand_first or canon(t) not in keys) else None
+        if value is not None and (strip(value).type == "identifier" or _sum_terms(value) != [strip(value)]):
+            sub = _terms_until(value, keys, fold, resolve, depth + 1)
+            if sub is None:
+                return None
+            out += sub
+        else:
+            out.append(t)
+    return out
 
 
 Poly = dict  # monomial (sorted tuple of symbol keys) -> integer coefficient
