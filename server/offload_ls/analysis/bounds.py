@@ -254,6 +254,15 @@ def _get_call(value: Node, fold, out: list[Guard]) -> None:
     if call is not None and call[0] in ("get", "get_mut") and len(call[2]) == 1:
         arg = call[2][0]
         out.append(Guard(affine(arg, fold), Affine(f"{canon(call[1])}.len()", 0), False, arg, None, 0))
+    elif call is not None and call[0] in ("get", "get_mut") and not call[2]:
+        # a partitioned region's element of this thread (the offload front end's
+        # `Region<T, Linear1D>::get_mut()`: `Some` only while `Linear1D::index()` is below
+        # the region's length): the thread's position is below a runtime length
+        out.append(Guard(Affine(POSITION, 0), Affine(f"{canon(call[1])}.len()", 0), False, None, None, 0))
+
+
+#: The key of a guard on the thread's own position, not on an expression (:func:`_get_call`).
+POSITION = "@position"
 
 
 def _method_call(call: Node) -> tuple[str, Node, list[Node]] | None:
@@ -554,6 +563,8 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
             if not g.lower and g.expr.key == e.key and g.expr.off == 0 and g.expr_node is not None \
                     and holds_at(g, index) and e.off < _record_stride(g.expr_node, resolve, fold):
                 return True
+    if e.off == 0 and any(g.expr.key == POSITION for g in guards) and _is_position(index, resolve, is_thread):
+        return True
     ub = _Bounds(guards, fold, resolve, lambda n: is_thread(n) and not block_only(n), holds_at)
     if e.key and 0 <= e.off and _in_guarded_record(index, guards, fold, resolve, length, holds_at, ub):
         return True
@@ -665,6 +676,19 @@ def _in_guarded_record(index: Node, guards: list[Guard], fold, resolve, length: 
         if g.bound.key != "" and slack <= 0 and not g.bound.key.endswith(".len()"):
             return True  # (a guard on some buffer's `.len()` counts elements, not records)
     return False
+
+
+def _is_position(index: Node, resolve, is_thread, depth: int = 0) -> bool:
+    """Is ``index`` (immutable ``let``s followed) a thread-position call through a path with
+    no argument (``Linear1D::index()``)?"""
+    node = strip(index)
+    if node.type == "identifier" and depth < 6:
+        value = resolve(node)
+        return value is not None and _is_position(value, resolve, is_thread, depth + 1)
+    if node.type != "call_expression" or not is_thread(node):
+        return False
+    fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+    return fn is not None and fn.type == "scoped_identifier" and args is not None and not _named(args)
 
 
 def _in_host_range(index: Node, guards: list[Guard], fold, resolve, is_thread, holds_at) -> bool:
