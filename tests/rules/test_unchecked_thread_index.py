@@ -25,8 +25,13 @@ def raw(var, use, guard):
     return HEAD.format(var=var, use=use) + RAW + TAIL.format(guard=guard)
 
 
-def weak(var, use, check, below, guard):
-    """A finding under a check that does not bound the index enough."""
+def weak(var, use, check, below, guard, *more):
+    """A finding under a check (or checks: ``more``) that do not bound the index enough."""
+    if more:
+        checks = "`, `".join((check, *more))
+        return (f"`{var}` comes from the thread index and is used in `{use}`, and the checks `{checks}` do not "
+                f"keep it below {below}: when the launch covers more threads than elements, the extra threads "
+                f"that pass the checks " + SAFE + TAIL.format(guard=guard))
     return (f"`{var}` comes from the thread index and is used in `{use}`, and the check `{check}` does not keep "
             f"it below {below}: when the launch covers more threads than elements, the extra threads that pass "
             f"the check " + SAFE + TAIL.format(guard=guard))
@@ -244,7 +249,9 @@ CASES = [
         """,
         [(7, 7, 7, 12, weak("i", "y[i + 1]", "i >= n", "the length of `y` (1024 elements)",
                             "if (i + 1) < y.len() { .. }")),
-         (8, 23, 8, 33, safe("i", "y[i + stride]", "if (i + stride) < y.len() { .. }"))],
+         # the checks on `i` the sum is computed from are named
+         (8, 23, 8, 33, weak("i", "y[i + stride]", "i < stride", "the length of `y` (1024 elements)",
+                             "if (i + stride) < y.len() { .. }", "i >= n"))],
         id="a-guard-bounds-the-index-expression-itself",
     ),
     pytest.param(

@@ -870,6 +870,13 @@ class _Bounds:
             m = _method_call(node)
             if m is not None and m[0] in _DIVISIONS:
                 return UNKNOWN  # a quotient (CubeCL `FastDivmod::div_mod`): its bound is not worked out
+            if m is not None and m[0] in ("wrapping_add", "wrapping_mul") and len(m[2]) == 1:
+                # integer arithmetic spelled as methods (`_block_dim_x().wrapping_mul(_block_idx_x())
+                # .wrapping_add(_thread_idx_x())`); an index never reaches the wrap
+                a, b = self.of(m[1], sign, depth + 1), self.of(m[2][0], sign, depth + 1)
+                if m[0] == "wrapping_add":
+                    return _combine(a, b, _add)
+                return {} if sign < 0 else _combine(a, b, _mul)
             args = node.child_by_field_name("arguments")
             if args is not None and any(self.is_thread(a) for a in _named(args)):
                 # a function of the position (`layout.to_source_pos(ABSOLUTE_POS)`, a helper that
@@ -902,6 +909,9 @@ class _Bounds:
             if sign > 0:
                 return self._from_flat(node, key, depth)
             return {} if sign < 0 else None
+        if t == "index_expression" and len(node.named_children) == 2 and \
+                _constant(strip(node.named_children[1]), self.fold) is not None:
+            return {(key,): 1}  # `dims[0]`: an element of a uniform array, a symbol
         if t not in ("identifier", "field_expression", "self", "scoped_identifier", "call_expression"):
             return UNKNOWN
         return {(key,): 1}
@@ -1024,9 +1034,27 @@ class _Bounds:
             a, stride = m
             if self.is_thread(stride) or _constant(strip(stride), self.fold) is not None:
                 continue
-            if isinstance(self.of(a, 1), dict) and isinstance(self.of(w, 1), dict):
+            amax, wmax = self.of(a, 1), self.of(w, 1)
+            if isinstance(amax, dict) and isinstance(wmax, dict) and not self._wrong_stride(amax, wmax, stride, w):
                 return True
         return False
+
+    def _wrong_stride(self, amax: Poly, wmax: Poly, stride: Node, w: Node) -> bool:
+        """Does ``a * s + w`` visibly not match its guards? A guarded column ``w`` reaches
+        the stride (``if x > w || y > h { return; }``, then ``y * w + x``: x == w spills into
+        the next row, the last row past the end), or the stride is the row count and not the
+        column count (``y * h + x`` under ``y < h`` and ``x < w``: transposed). (A column
+        computed by an ``if`` has a looser bound than it may have: only the second test.)"""
+        s = self.exact(stride)
+        if not isinstance(s, dict) or _is_const(s):
+            return False
+        over = _sub(wmax, s)
+        if _is_const(over) and over.get((), 0) >= 0 and strip(w).type in ("identifier", "field_expression") \
+                and self.resolve(strip(w)) is None:
+            return True
+        rows = _sub(_add(amax, {(): 1}), s)
+        cols = _sub(_add(wmax, {(): 1}), s)
+        return _is_const(rows) and rows.get((), 0) == 0 and not _is_const(cols)
 
     def _product(self, node: Node, depth: int) -> tuple[Node, Node] | None:
         node = strip(node)

@@ -191,15 +191,28 @@ def _weak_guard(index: Node, guards, fold, holds, flow: ThreadFlow) -> str | Non
     """The source text of a comparison that bounds ``index`` from above but not enough
     (``i < N`` for a buffer of ``M < N`` elements, ``i <= n``), else ``None``."""
     key = affine(index, fold).key
+    found = _comparisons(guards, lambda g: g.expr.key == key, index, holds, flow)
+    if found:
+        return found[0]
+    # checks on the variables the index is computed from (`x >= w || y >= h`, then `y * h + x`)
+    names = flow.roots([b for _, b in flow.thread_vars(index)])
+    found = _comparisons(guards, lambda g: g.expr.key in names, index, holds, flow)
+    return "`, `".join(found[:3]) if found else None
+
+
+def _comparisons(guards, wanted, index: Node, holds, flow: ThreadFlow) -> list[str]:
+    """Source texts of the local upper-bound comparisons among ``guards`` that ``wanted``."""
+    out: list[str] = []
     for g in guards:
-        if g.lower or not g.local or g.expr_node is None or g.expr.key != key or not holds(g, index):
+        if g.lower or not g.local or g.expr_node is None or not wanted(g) or not holds(g, index):
             continue
         cond = flow.parent(g.expr_node)
         if cond is not None and cond.type == "binary_expression":
             op = cond.child_by_field_name("operator")
-            if op is not None and op.type in ("<", "<=", ">", ">=", "=="):
-                return " ".join(node_text(cond).split())
-    return None
+            text = " ".join(node_text(cond).split())
+            if op is not None and op.type in ("<", "<=", ">", ">=", "==") and text not in out:
+                out.append(text)
+    return out
 
 
 def message(var: str, use: str, raw: bool, guard: str, weak: str | None = None, buffer: str | None = None,
@@ -211,9 +224,10 @@ def message(var: str, use: str, raw: bool, guard: str, weak: str | None = None, 
         below = f"the length of `{buffer}`" if buffer else "the buffer's length"
         if length is not None:
             below += f" ({length} elements)"
-        head = (f"`{var}` comes from the thread index and is used in `{use}`, and the check `{weak}` does not "
-                f"keep it below {below}: when the launch covers more threads than elements, the extra "
-                f"threads that pass the check ")
+        checks = "checks" if "`, `" in weak else "check"
+        head = (f"`{var}` comes from the thread index and is used in `{use}`, and the {checks} `{weak}` "
+                f"{'do' if checks == 'checks' else 'does'} not keep it below {below}: when the launch covers "
+                f"more threads than elements, the extra threads that pass the {checks} ")
     else:
         head = (f"`{var}` comes from the thread index and is used in `{use}` without a bounds check: when "
                 f"the launch covers more threads than elements (grid × block > len), the extra threads ")
