@@ -798,7 +798,7 @@ class _Bounds:
         self.upper: dict[str, list[Guard]] = {}
         self.lower: dict[str, list[Guard]] = {}
         for g in guards:
-            if g.expr.off == 0 and g.expr.key:
+            if g.expr.key:  # `i + TAPS <= LEN` bounds `i` too (its offset is taken off the bound)
                 (self.lower if g.lower else self.upper).setdefault(g.expr.key, []).append(g)
         self._busy: set[str] = set()
 
@@ -972,7 +972,7 @@ class _Bounds:
                 p = self.of(g.bound_node, sign, depth + 1) if g.bound_node is not None else \
                     ({(g.bound.key,): 1} if g.bound.key else {})
                 if isinstance(p, dict):
-                    adj = g.adj if g.bound_node is not None else g.bound.off
+                    adj = (g.adj if g.bound_node is not None else g.bound.off) - g.expr.off
                     return _add(p, {(): adj - 1} if sign > 0 else {(): adj})
         finally:
             self._busy.discard(key)

@@ -27,7 +27,8 @@ class ArgInfo:
 
     Attributes:
         kind: ``"ref"`` (``&x``), ``"mut_ref"`` (``&mut x``), ``"value"`` (a literal or a
-            scalar), ``"slice"`` / ``"slice_mut"`` (krnl ``x.as_slice()`` /
+            scalar), ``"const_ptr"`` / ``"mut_ptr"`` (a raw pointer by its declared or cast
+            type), ``"slice"`` / ``"slice_mut"`` (krnl ``x.as_slice()`` /
             ``x.as_slice_mut()``, ``Slice<T>`` / ``SliceMut<T>`` values), or ``None``.
         scalar: the primitive type of the value (through one ``&``): ``"f64"`` for
             ``0.9f64`` or a ``let a: f64``, ``"{float}"`` / ``"{integer}"`` for an
@@ -71,6 +72,10 @@ def arg_info(expr: Node | None, at: Node | None, profile: Profile | None = None,
         return ArgInfo("mut_ref" if mutable else "ref", scalar, f"`{text}`")
     if t in ("integer_literal", "float_literal"):
         return ArgInfo("value", _literal_type(e), f"the literal `{text}`")
+    if t == "type_cast_expression":
+        cast = e.child_by_field_name("type")
+        if cast is not None and type_shape(cast)[0] in ("const_ptr", "mut_ptr"):
+            return ArgInfo(type_shape(cast)[0], None, f"`{text}`")
     if t == "call_expression":
         fn, args = e.child_by_field_name("function"), e.child_by_field_name("arguments")
         if fn is not None and fn.type == "field_expression":
@@ -107,6 +112,8 @@ def _from_type(type_node: Node, text: str, slice_types: dict[str, str]) -> ArgIn
     if kind in ("ref", "mut_ref"):
         st = pointee if pointee in SCALAR_BYTES else None
         return ArgInfo(kind, st, f"`{text}`, a `{node_text(type_node)}`")
+    if kind in ("const_ptr", "mut_ptr"):
+        return ArgInfo(kind, None, f"`{text}`, a `{node_text(type_node)}`")
     if base in slice_types:
         return ArgInfo(slice_types[base], None, f"`{text}`, a `{node_text(type_node)}`")
     return ArgInfo(None, None, f"`{text}`")

@@ -218,6 +218,9 @@ def _problem(ctx: FileContext, kernel: Kernel, launch: Launch, p: Param, info: A
             return "pass a reference (`&value`)"
         if p.kind == "scalar" and info.kind in ("ref", "mut_ref"):
             return "the kernel takes the value itself, not a reference"
+    if p.kind == "mut_ptr" and info.kind == "const_ptr" and kernel.ecosystem.runtime_maps_arguments:
+        return ("the kernel writes through it, so the runtime must copy it back: pass a `*mut` pointer "
+                "(a `*const` one here is often a swapped argument)")
     target = p.type_text if p.kind == "scalar" else p.pointee if p.kind in ("ref", "mut_ref") else None
     if target is None and p.kind == "other" and ctx.facts.resolve_type(p.type_text.strip()) in _NUMERIC:
         target = p.type_text  # `r: Real` with `type Real = f64;`: a scalar behind an alias

@@ -36,7 +36,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 continue
             param = _resolved(ctx, param)
             shared = _also_passed_mutably(ctx, kernel, index)
-            declared = _declared_array(ctx, kernel, index)
+            pointee = (param.pointee or "").strip()
+            declared = _declared_array(ctx, kernel, index) if pointee and not pointee.startswith("[") else None
             yield Finding(
                 rule=NAME,
                 span=param.type_span,
