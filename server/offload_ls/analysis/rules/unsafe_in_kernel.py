@@ -217,9 +217,49 @@ class RawPointers:
         return state
 
 
+#: Functions that return a pointer to block-shared (workgroup) memory: dereferencing it is
+#: the only way to use that memory, as with a shared ``static``. ``gpu_launch_sized_workgroup_mem``:
+#: rust-lang/rust library/core/src/intrinsics/gpu.rs (the launch's dynamic workgroup memory).
+SHARED_MEMORY_FNS = frozenset({"gpu_launch_sized_workgroup_mem"})
+
+
+def _shared_memory(value: Node) -> bool:
+    """Is ``value`` (a cast of, an offset into) a call of a :data:`SHARED_MEMORY_FNS`
+    function (``gpu_launch_sized_workgroup_mem::<i32>().add(256) as *mut [i32; 256]``)?"""
+    while value is not None:
+        if value.type == "type_cast_expression":
+            value = value.child_by_field_name("value")
+        elif value.type in ("parenthesized_expression", "unsafe_block", "block"):
+            inner = _unwrap(value)
+            if inner is value:
+                break
+            value = inner
+        elif value.type == "call_expression" and _offset_receiver(value) is not None:
+            value = _offset_receiver(value)
+        else:
+            break
+    if value is None or value.type != "call_expression":
+        return False
+    f = value.child_by_field_name("function")
+    while f is not None and f.type == "generic_function":
+        f = f.child_by_field_name("function")
+    return f is not None and path_segments(f)[-1] in SHARED_MEMORY_FNS
+
+
+def _offset_receiver(call: Node) -> Node | None:
+    """The receiver of ``p.add(k)`` / ``p.offset(k)`` / ``p.cast()`` ..., else ``None``."""
+    f = call.child_by_field_name("function")
+    if f is None or f.type != "field_expression":
+        return None
+    field = f.child_by_field_name("field")
+    if field is None or node_text(field) not in ("add", "offset", "byte_add", "wrapping_add", "cast"):
+        return None
+    return f.child_by_field_name("value")
+
+
 def _makes_pointer(value: Node, pointers: RawPointers) -> bool:
     value = _unwrap(value)
-    if value is None:
+    if value is None or _shared_memory(value):
         return False
     if value.type == "type_cast_expression":
         t = value.child_by_field_name("type")
