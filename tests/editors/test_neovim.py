@@ -175,12 +175,13 @@ def test_neovim_lints_hovers_lenses_commands_and_quick_fix(nvim, tmp_path, offer
         "settings": {"offload-ls": {"rules": {}, "trustedWorkspaces": [], "checkOnSave": True,
                                     "transferPlan": True, "scanWorkspace": True, "debounceMs": 0}},
     }
-    assert got["user_commands"] == ["OffloadAsm", "OffloadBuild", "OffloadCancel", "OffloadDoctor", "OffloadRun",
-                                    "OffloadRunReport"]
+    assert got["user_commands"] == ["OffloadAsm", "OffloadBuild", "OffloadCancel", "OffloadDoctor", "OffloadProfile",
+                                    "OffloadRun", "OffloadRunReport"]
     assert (got["client_name"], got["filetype"], got["root_dir"]) == ("offload_ls", "rust", str(crate))
     assert got["offset_encoding"] == negotiated
     assert got["execute_commands"] == ["offload-ls.build", "offload-ls.run", "offload-ls.showRunReport",
-                                       "offload-ls.doctor", "offload-ls.cancel", "offload-ls.assembly"]
+                                       "offload-ls.doctor", "offload-ls.cancel", "offload-ls.profile",
+                                       "offload-ls.assembly"]
     # before_init sends the merged settings as initializationOptions.
     assert got["initialization_options"] == {"offload-ls": {
         "rules": {"unsafe_in_kernel": "deny"}, "trustedWorkspaces": [], "checkOnSave": True,
@@ -217,6 +218,7 @@ def test_neovim_lints_hovers_lenses_commands_and_quick_fix(nvim, tmp_path, offer
             for c in got["codelens"]] == [
         ("▶ Run on GPU", "offload-ls.run", [{"uri": uri}], main_range),
         ("Build", "offload-ls.build", [{"uri": uri}], main_range),
+        ("Profile on GPU", "offload-ls.profile", [{"uri": uri}], main_range),
         ("Build for GPU", "offload-ls.build", [{"uri": uri}], lsp_range(index, kernel.name_span, negotiated)),
         # the shipped config declares offload-ls.showAssembly: the assembly view's lens
         ("Show PTX", "offload-ls.showAssembly", [{"uri": uri, "kernel": "fill"}],
@@ -304,8 +306,8 @@ def test_neovim_runs_a_trusted_crate_and_shows_the_run(nvim, offload_toolchain, 
     # Lenses: after each kernel's "Build for GPU" (the file defines each kernel twice, for
     # the GPU and for the host device), the last run's transfers of that kernel.
     all_titles = [c["command"]["title"] for c in got["codelens"]]
-    titles = [t for t in all_titles if t != "Show PTX"]
-    assert titles[:2] == ["▶ Run on GPU", "Build"]
+    titles = [t for t in all_titles if t not in ("Show PTX", "Profile on GPU")]
+    assert titles[:2] == ["▶ Run on GPU", "Build"] and all_titles[2] == "Profile on GPU"
     defined = [k.name for k in analyze_source(main_rs.read_bytes()).kernels]
     assert defined == kernels * 2
     # the shipped config declares the assembly view: a "Show PTX" lens on each kernel
@@ -317,6 +319,16 @@ def test_neovim_runs_a_trusted_crate_and_shows_the_run(nvim, offload_toolchain, 
         h2d, d2h = human_bytes(launches[name]["h2dBytes"]), human_bytes(launches[name]["d2hBytes"])
         assert re.fullmatch(rf"last run: 1 launch, → {re.escape(h2d)} ← {re.escape(d2h)}, run \d+\.\d\d s",
                             title), (name, title)
+
+    # :OffloadProfile: the profile (no GPU here: the runtime's time trace) and the run report in
+    # offload-ls://profile; fn main's lenses then carry the runtime's totals
+    prof = got["commands"]["OffloadProfile"]
+    assert prof["ok"] is True and got["profile_buffer"] == prof["report"].splitlines()
+    assert got["profile_buffer"][0] == "profile (runtime log)"
+    assert any(line.startswith("run report: exit status 0, ") for line in got["profile_buffer"])
+    after = [c["command"]["title"] for c in got["codelens_after_profile"]]
+    assert after[:3] == ["▶ Run on GPU", "Build", "Profile on GPU"]
+    assert after[3].startswith("last profile (runtime log): kernels ")
 
     build = got["commands"]["OffloadBuild host"]
     assert (build["ok"], build["fresh"], build["images"]) == (True, True, ["x86_64-unknown-linux-gnu generic"])
@@ -391,5 +403,5 @@ def test_neovim_readme_setup_for_0_8_to_0_10(nvim, tmp_path):
     assert got["diagnostics"] == expected_diagnostics(main_rs.read_bytes(), {}, "utf-8")
     assert [d["code"] for d in got["diagnostics"]] == ["raw_pointer_kernel_param", "unsafe_in_kernel"]
     assert got["commands"]["OffloadRunReport"] == {"ok": False, "error": "no run yet: use offload-ls.run first"}
-    assert got["shown_codelens"] == ["▶ Run on GPU", "Build", "Build for GPU"]
+    assert got["shown_codelens"] == ["▶ Run on GPU", "Build", "Profile on GPU", "Build for GPU"]
     assert got["inlay_hints_enabled"] is True

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from offload_ls.gpu.profile import ProfileError, ProfileReport, parse_ncu_raw, parse_runtime_profile, render
+from offload_ls.gpu.profile import (ProfileError, ProfileReport, parse_ncu_raw, parse_runtime_profile, per_kernel,
+                                    render)
 from offload_ls.gpu.profile_run import ncu_note
 
 DATA = Path(__file__).parent / "data"
@@ -55,6 +56,30 @@ def test_rendered_profile_names_every_figure():
     assert "no floating-point operations" in lines[5]
     assert lines[6] == ("  runtime (libomptarget time trace): kernel launches 0.062 ms, copies host→device 0.730 ms, "
                         "device→host 0.532 ms")
+
+
+def test_per_kernel_figures_for_the_editor():
+    """What the editor shows on a kernel after a profile (lsp/profile.py): the median launch."""
+    import dataclasses
+
+    kernels, gpu = parse_ncu_raw((DATA / "h200_ncu_raw.csv").read_text())
+    # two more saxpy launches, one faster and one slower: the median is the recorded one
+    saxpy = kernels[0]
+    more = [dataclasses.replace(saxpy, duration_ns=2000.0), dataclasses.replace(saxpy, duration_ns=9000.0, local_loads=4)]
+    summary = per_kernel(ProfileReport(kernels + more, gpu=gpu))
+    assert list(summary) == ["saxpy", "daxpy", "triad", "fir", "hash_u32"]
+    s = summary["saxpy"]
+    assert (s.launches, s.median.duration_ns, s.any_spills) == (3, 2688.0, True)
+    assert s.lens_title() == "profile: 2.7 µs (median of 3) · 196.29 GB/s (4.2% of peak) · 16 regs · occupancy 21% · SPILLS"
+    assert s.markdown().splitlines() == [
+        "- median of 3 launches: 2.69 µs, grid (256, 1, 1), block (256, 1, 1)",
+        "- DRAM 527.62 kB at 196.29 GB/s (4.2% of the GPU's peak)",
+        "- 48.76 GFLOP/s (0.1% of peak), 0.248 FLOP/B: memory-bound",
+        "- 16 registers, occupancy 20.9% (theoretical 100%), spills to local memory"]
+    h = summary["hash_u32"]
+    assert h.lens_title() == "profile: 2.6 µs · 77.37 GB/s (1.6% of peak) · 16 regs · occupancy 16%"
+    assert "- no floating-point operations" in h.markdown().splitlines()
+    assert per_kernel(ProfileReport()) == {}
 
 
 def test_bad_profile_input_is_a_clear_error():

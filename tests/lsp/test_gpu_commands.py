@@ -93,6 +93,41 @@ async def test_run_reports_launches_and_code_lenses_show_them(client, tmp_path):
 
 
 @pytest.mark.toolchain
+async def test_profile_command_and_its_lenses(client, tmp_path):
+    """`offload-ls.profile` from the editor: the pipeline of `offload-ls profile`; without a GPU
+    the runtime's time trace only, shown on `fn main` after the run."""
+    from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
+
+    if run_doctor(probe_gpus=False).pipeline == HOST_ONLY:
+        pytest.skip("needs the offload toolchain")
+    crate = tmp_path / "offload-kernels"
+    shutil.copytree(EXAMPLE, crate, ignore=shutil.ignore_patterns("target"))
+    await _init(client, crate, trusted=True)
+    main = crate / "src" / "main.rs"
+    uri = main.as_uri()
+    open_doc(client, uri, main.read_text())
+    before = await _lenses(client, uri)
+    profile = [lens for lens in before if lens.command.title == "Profile on GPU"]
+    assert len(profile) == 1 and profile[0].command.command == "offload-ls.profile"
+    assert list(profile[0].command.arguments) == [{"uri": uri}]
+    with pytest.raises(Exception) as typo:
+        await _command(client, "offload-ls.profile", [{"uri": uri, "reps": 3}])
+    assert 'unknown argument field(s) reps; expected {"uri", "args", "device", "deviceImage"}' in str(typo.value)
+    result = await _command(client, "offload-ls.profile", [{"uri": uri}])
+    assert result["ok"] is True, result
+    lines = result["report"].splitlines()
+    assert lines[0] == "profile (runtime log)"
+    assert lines[1].startswith("  runtime (libomptarget time trace): kernel launches ")
+    assert any(line.startswith("run report: exit status 0, ") for line in lines)
+    assert result["profile"]["kernels"] == [] and result["profile"]["runtime"]["kernel_launches"]["events"] == 5
+    assert [l["kernel"] for l in result["run"]["launches"]] == ["saxpy", "daxpy", "triad", "fir", "hash_u32"]
+    after = [lens.command.title for lens in await _lenses(client, uri)]
+    last = [t for t in after if t.startswith("last profile (runtime log): kernels ")]
+    assert len(last) == 1 and " ms, copies → " in last[0] and last[0].endswith(" ms")
+    assert not [t for t in after if t.startswith("profile: ")]  # no per-kernel figures without ncu
+
+
+@pytest.mark.toolchain
 @pytest.mark.remote
 async def test_run_on_a_slurm_target_from_settings_reports_the_job(client, cluster, tmp_path):
     """"Run on GPU" with ``runTarget``/``runTargets``: staged, submitted with sbatch, the job's

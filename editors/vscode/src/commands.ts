@@ -2,8 +2,8 @@
  * The palette commands and what they send to the server: pure logic, no `vscode` import
  * (unit-tested in test/commands.test.ts).
  *
- * The server advertises `offload-ls.build`, `.run`, `.showRunReport`, `.doctor` and
- * `.cancel` in `executeCommandProvider`, and vscode-languageclient 11 registers every such
+ * The server advertises `offload-ls.build`, `.run`, `.profile`, `.showRunReport`, `.doctor`
+ * and `.cancel` in `executeCommandProvider`, and vscode-languageclient 11 registers every such
  * name with `commands.registerCommand` (lib/common/executeCommand.js) so that the server's
  * code lenses work. Registering the same names again for the palette would throw
  * "command already exists", and before the server has started they would not exist at
@@ -17,6 +17,7 @@
 export const SERVER_COMMANDS = {
   build: "offload-ls.build",
   run: "offload-ls.run",
+  profile: "offload-ls.profile",
   showRunReport: "offload-ls.showRunReport",
   doctor: "offload-ls.doctor",
   cancel: "offload-ls.cancel",
@@ -26,6 +27,7 @@ export const SERVER_COMMANDS = {
 export const PALETTE_COMMANDS: Readonly<Record<string, string>> = {
   "offload-ls.vscode.build": SERVER_COMMANDS.build,
   "offload-ls.vscode.run": SERVER_COMMANDS.run,
+  "offload-ls.vscode.profile": SERVER_COMMANDS.profile,
   "offload-ls.vscode.showRunReport": SERVER_COMMANDS.showRunReport,
   "offload-ls.vscode.doctor": SERVER_COMMANDS.doctor,
   "offload-ls.vscode.cancel": SERVER_COMMANDS.cancel,
@@ -74,10 +76,12 @@ export function fillArguments(serverCommand: string, args: readonly unknown[], u
 }
 
 /** What the "offload-ls run" channel shows for a command's result: the run report of
- * `offload-ls.run` / `.showRunReport` (its `report` field, the server's rendered text), or
- * the `error` of a refused command. `undefined`: nothing to show. */
+ * `offload-ls.run` / `.showRunReport` and the profile (then the run report) of
+ * `offload-ls.profile` (their `report` field, the server's rendered text), or the `error` of
+ * a refused command. `undefined`: nothing to show. */
 export function resultText(serverCommand: string, result: unknown): string | undefined {
-  if (serverCommand !== SERVER_COMMANDS.run && serverCommand !== SERVER_COMMANDS.showRunReport) {
+  if (serverCommand !== SERVER_COMMANDS.run && serverCommand !== SERVER_COMMANDS.showRunReport
+      && serverCommand !== SERVER_COMMANDS.profile) {
     return undefined;
   }
   if (result === null || typeof result !== "object") {

@@ -134,9 +134,10 @@ class OffloadExtension implements vscode.Disposable {
 
   /** Before a server command runs: a header in the run channel for runs. */
   private beforeCommand(command: string, args: readonly unknown[]): void {
-    if (command === SERVER_COMMANDS.run) {
+    if (command === SERVER_COMMANDS.run || command === SERVER_COMMANDS.profile) {
       const uri = (args[0] as { uri?: string } | undefined)?.uri ?? "";
-      this.runChannel.appendLine(`── offload-ls: run ${uri} (${new Date().toLocaleTimeString()}) ──`);
+      const what = command === SERVER_COMMANDS.run ? "run" : "profile";
+      this.runChannel.appendLine(`── offload-ls: ${what} ${uri} (${new Date().toLocaleTimeString()}) ──`);
       this.runChannel.show(true);
     }
   }

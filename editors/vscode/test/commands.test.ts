@@ -59,6 +59,8 @@ test("run results: the report text, or the refusal", () => {
   assert.equal(resultText("offload-ls.run", report), "run of lint-gallery: OK\n  1 launch");
   assert.equal(resultText("offload-ls.showRunReport", { ok: false, error: "no run yet: use offload-ls.run first" }), "no run yet: use offload-ls.run first");
   assert.equal(resultText("offload-ls.build", { ok: true, exe: "/w/target/x" }), undefined);
+  assert.equal(resultText("offload-ls.profile", { ok: true, report: "profile (runtime log)\n  runtime ..." }),
+    "profile (runtime log)\n  runtime ...");
   assert.equal(resultText("offload-ls.run", null), undefined);
   assert.equal(resultText("offload-ls.run", { ok: true }), undefined);
 });

@@ -264,3 +264,60 @@ def render(report: ProfileReport) -> str:
     for n in report.notes:
         lines.append(f"  note: {n}")
     return "\n".join(lines)
+
+
+@dataclass
+class KernelSummary:
+    """One kernel's launches in a profile, summarised: ``launches`` profiled, the median
+    launch's figures (by duration; units as in :class:`KernelProfile`) and whether any
+    launch spilled. What the editor shows on the kernel."""
+
+    kernel: str
+    launches: int
+    median: KernelProfile
+    any_spills: bool
+
+    def lens_title(self) -> str:
+        """``profile: 93.6 µs · 4.06 TB/s (84.7% of peak) · 14 regs · occupancy 89%``."""
+        m = self.median
+        parts = [f"profile: {m.duration_ns / 1e3:.1f} µs" + (f" (median of {self.launches})" if self.launches > 1 else "")]
+        parts.append(_si(m.dram_bytes_per_s, "B/s") + (f" ({m.dram_pct:.1f}% of peak)" if m.dram_pct is not None else ""))
+        if m.registers is not None:
+            parts.append(f"{m.registers} regs")
+        if m.achieved_occupancy_pct is not None:
+            parts.append(f"occupancy {m.achieved_occupancy_pct:.0f}%")
+        if self.any_spills:
+            parts.append("SPILLS")
+        return " · ".join(parts)
+
+    def markdown(self) -> str:
+        """The hover text: every figure of the median launch, with the roofline's reading."""
+        m = self.median
+        rows = [f"median of {self.launches} launch{'es' if self.launches != 1 else ''}: "
+                f"{m.duration_ns / 1e3:.2f} µs, grid {m.grid}, block {m.block}",
+                f"DRAM {_si(m.dram_bytes, 'B')} at {_si(m.dram_bytes_per_s, 'B/s')}"
+                + (f" ({m.dram_pct:.1f}% of the GPU's peak)" if m.dram_pct is not None else "")]
+        if m.flops > 0:
+            peak = m.peak_flops_f64 if m.flops_f64 > m.flops_f32 else m.peak_flops_f32
+            rows.append(f"{_si(m.flops_per_s, 'FLOP/s')}" + (f" ({100 * m.flops_per_s / peak:.1f}% of peak)" if peak else "")
+                        + (f", {m.intensity:.3f} FLOP/B: {m.bound}-bound" if m.intensity is not None else ""))
+        else:
+            rows.append("no floating-point operations")
+        occ = (f", occupancy {m.achieved_occupancy_pct:.1f}% (theoretical {m.theoretical_occupancy_pct:.0f}%)"
+               if m.achieved_occupancy_pct is not None and m.theoretical_occupancy_pct is not None else "")
+        rows.append(f"{m.registers} registers{occ}" + (", spills to local memory" if self.any_spills else ", no spills"))
+        return "\n".join(f"- {r}" for r in rows)
+
+
+def per_kernel(report: ProfileReport) -> dict[str, KernelSummary]:
+    """The profile's launches grouped by kernel name (in first-launch order), each with its
+    median launch by duration (the lower median for an even count)."""
+    groups: dict[str, list[KernelProfile]] = {}
+    for k in report.kernels:
+        groups.setdefault(k.kernel, []).append(k)
+    out = {}
+    for name, launches in groups.items():
+        ordered = sorted(launches, key=lambda k: k.duration_ns)
+        out[name] = KernelSummary(name, len(launches), ordered[(len(ordered) - 1) // 2],
+                                  any(k.spills for k in launches))
+    return out

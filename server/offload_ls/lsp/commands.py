@@ -29,10 +29,11 @@ import attrs
 from lsprotocol import types
 
 from offload_ls.gpu.launch import RunReport
+from offload_ls.gpu.profile import ProfileReport
 from offload_ls.gpu.ptx_perf import PtxKernelPerf
 from offload_ls.gpu.resources import KernelResources
 from offload_ls.gpu.targets import select_target
-from offload_ls.lsp import assembly
+from offload_ls.lsp import assembly, profile
 from offload_ls.lsp.documents import uri_path
 from offload_ls.lsp.positions import to_range
 from offload_ls.toolchain.doctor import HOST_ONLY
@@ -79,8 +80,9 @@ def register_command_args(converter) -> None:
     object with a string ``uri`` raises ``TypeError`` naming the expected shape (pygls
     returns it as the request's error)."""
     from offload_ls.lsp.assembly import AssemblyArgs
+    from offload_ls.lsp.profile import ProfileArgs
 
-    for cls in (BuildArgs, RunArgs, UriArgs, AssemblyArgs):
+    for cls in (BuildArgs, RunArgs, UriArgs, AssemblyArgs, ProfileArgs):
         fields = ", ".join(f'"{a.name}"' for a in attrs.fields(cls))
 
         def hook(value, _type, cls=cls, fields=fields):
@@ -110,6 +112,8 @@ class GpuCommands:
         self.resources: dict[Path, list[KernelResources]] = {}
         #: manifest -> per-kernel counts from the last build's PTX (gpu/ptx_perf.py)
         self.ptx_perf: dict[Path, list[PtxKernelPerf]] = {}
+        #: manifest -> the last profile (lsp/profile.py)
+        self.profiles: dict[Path, ProfileReport] = {}
         self.jobs: dict[Path, CancelToken] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -310,7 +314,8 @@ class GpuCommands:
             if main is not None:
                 rng = to_range(doc.line_index, main, enc)
                 lenses += [types.CodeLens(range=rng, command=types.Command("▶ Run on GPU", RUN, arguments=[{"uri": uri}])),
-                           types.CodeLens(range=rng, command=types.Command("Build", BUILD, arguments=[{"uri": uri}]))]
+                           types.CodeLens(range=rng, command=types.Command("Build", BUILD, arguments=[{"uri": uri}])),
+                           *profile.main_lenses(self, uri, manifest, rng)]
         rep = self.reports.get(manifest) if manifest else None
         per_kernel = rep.log.per_kernel() if rep else {}
         for k in analysis.kernels:
@@ -322,6 +327,9 @@ class GpuCommands:
                          f"→ {human_bytes(figs['h2d_bytes'])} ← {human_bytes(figs['d2h_bytes'])}, "
                          f"run {rep.seconds:.2f} s")
                 lenses.append(types.CodeLens(range=rng, command=types.Command(title, REPORT, arguments=[{"uri": uri}])))
+            profiled = profile.kernel_lens(self, uri, manifest, k.name, rng)
+            if profiled is not None:
+                lenses.append(profiled)
             perf = self._perf_of(manifest, k.name)
             if perf is not None and perf.unfused:
                 # the compiled kernel's figures (gpu/ptx_perf.py); the lens opens its PTX where the client can
@@ -360,6 +368,7 @@ class GpuCommands:
             text += f"\n\n**PTX** (last build): {perf.summary()}"
             if perf.advice():
                 text += f"\n\n⚠ {perf.advice()}"
+        text += profile.hover_markdown(self, manifest, kernel)
         return text or None
 
 

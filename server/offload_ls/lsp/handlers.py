@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from offload_ls.lsp import assembly, commands
+from offload_ls.lsp import assembly, commands, profile
 from offload_ls.lsp.assembly import AssemblyArgs
 from offload_ls.lsp.commands import BuildArgs, RunArgs, UriArgs
+from offload_ls.lsp.profile import ProfileArgs
 from offload_ls.lsp.server import OffloadLanguageServer
 
 
@@ -79,6 +80,10 @@ def register(server: OffloadLanguageServer) -> None:
     @server.command(commands.CANCEL)
     def cancel(ls: OffloadLanguageServer, args: UriArgs):
         return ls.gpu.cancel(args)
+
+    @server.command(profile.PROFILE)
+    async def kernel_profile(ls: OffloadLanguageServer, args: ProfileArgs):
+        return await profile.profile(ls.gpu, args)
 
     @server.command(assembly.ASSEMBLY)
     async def kernel_assembly(ls: OffloadLanguageServer, args: AssemblyArgs):

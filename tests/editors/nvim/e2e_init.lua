@@ -265,6 +265,10 @@ run_scenario = function(buf, uri, client, published_current)
   out.codelens = res and res[client.id] and res[client.id].result or vim.NIL
   run_ex("OffloadBuild host", "offload-ls.build", plan.run_timeout_ms)
   out.build_buffer = lines_of("build")
+  run_ex("OffloadProfile", "offload-ls.profile", plan.run_timeout_ms)
+  out.profile_buffer = lines_of("profile")
+  res = vim.lsp.buf_request_sync(buf, "textDocument/codeLens", { textDocument = { uri = uri } }, T)
+  out.codelens_after_profile = res and res[client.id] and res[client.id].result or vim.NIL
 end
 
 -- The "Show PTX" lens on the kernel at plan.kernel_line (run as a user does: cursor on the

@@ -1,4 +1,4 @@
--- offload-ls commands for Neovim 0.8+: build, run, run report, doctor, cancel.
+-- offload-ls commands for Neovim 0.8+: build, run, profile, run report, doctor, cancel.
 --
 -- Each command sends `workspace/executeCommand` to the offload-ls client of the current
 -- buffer (server/offload_ls/lsp/commands.py gives the argument shapes) and shows the
@@ -16,6 +16,7 @@ local M = {}
 M.commands = {
   build = "offload-ls.build",
   run = "offload-ls.run",
+  profile = "offload-ls.profile",
   report = "offload-ls.showRunReport",
   doctor = "offload-ls.doctor",
   cancel = "offload-ls.cancel",
@@ -190,7 +191,8 @@ function M.show_result(command, result)
     return
   end
   if result.ok == false and nonempty(result.error) then
-    if command == M.commands.build or command == M.commands.run or command == "offload-ls.assembly" then
+    if command == M.commands.build or command == M.commands.run or command == M.commands.profile
+        or command == "offload-ls.assembly" then
       -- The server already showed this refusal (window/showMessage); keep it in the run
       -- buffer, do not show it twice.
       if command == M.commands.run then
@@ -207,6 +209,9 @@ function M.show_result(command, result)
   elseif command == M.commands.run then
     -- The server shows "<crate> ran OK — N launches, ..." itself; the buffer gets the report.
     append_lines("run", vim.list_extend({ "" }, split_text(result.report)))
+  elseif command == M.commands.profile then
+    -- the profile (per-kernel figures with ncu, the runtime's totals), then the run report
+    M.show_lines("profile", split_text(result.report))
   elseif command == M.commands.report then
     M.show_lines("run-report", split_text(result.report))
   elseif command == M.commands.doctor then
@@ -281,6 +286,17 @@ function M.run(args, on_done)
   M.execute(M.commands.run, uri_args(buf, extra), buf, on_done)
 end
 
+--- Build if stale, run and profile the crate of the current buffer (Nsight Compute when
+--- present, else the offload runtime's timings) with program arguments `args`.
+function M.profile(args, on_done)
+  local extra = {}
+  if args and #args > 0 then
+    extra.args = args
+  end
+  local buf = source_buf()
+  M.execute(M.commands.profile, uri_args(buf, extra), buf, on_done)
+end
+
 function M.run_report(on_done)
   local buf = source_buf()
   M.execute(M.commands.report, uri_args(buf), buf, on_done)
@@ -318,6 +334,9 @@ function M.setup()
   cmd("OffloadRun", function(o)
     M.run(o.fargs)
   end, { nargs = "*", desc = "offload-ls: build if stale and run the crate of this buffer [program args]" })
+  cmd("OffloadProfile", function(o)
+    M.profile(o.fargs)
+  end, { nargs = "*", desc = "offload-ls: build if stale, run and profile the crate of this buffer [program args]" })
   cmd("OffloadRunReport", function()
     M.run_report()
   end, { desc = "offload-ls: show the last run report of this crate" })
