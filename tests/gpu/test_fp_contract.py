@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from offload_ls.toolchain.fp_contract import check_value, contract, main
+
+ROOT = Path(__file__).resolve().parents[2]
 
 IR = """\
 define void @k(ptr %x, double %a) {
@@ -64,9 +68,17 @@ def _fp_ops(text: str) -> list[str]:
             if line.strip().startswith(("mul.rn.f32", "add.rn.f32", "fma.rn.f32"))]
 
 
+def _own_copy(tmp_path) -> Path:
+    """A copy of examples/offload-kernels of the test's own (these tests change its Cargo.toml
+    and build it with other settings: the session's shared copy must not see that)."""
+    dst = tmp_path / "offload-kernels"
+    shutil.copytree(ROOT / "examples" / "offload-kernels", dst, ignore=shutil.ignore_patterns("target"))
+    return dst
+
+
 @pytest.mark.toolchain
-def test_fast_fuses_saxpy_into_one_fma(offload_report, example_copy):
-    crate = example_copy("examples/offload-kernels")
+def test_fast_fuses_saxpy_into_one_fma(offload_report, tmp_path):
+    crate = _own_copy(tmp_path)
     off = _asm(crate)
     assert off.returncode == 0, off.stderr
     assert _fp_ops(json.loads(off.stdout)["text"]) == ["mul.rn.f32", "add.rn.f32"]  # Rust: no contraction
@@ -91,8 +103,8 @@ def test_fast_fuses_saxpy_into_one_fma(offload_report, example_copy):
 
 
 @pytest.mark.toolchain
-def test_build_reports_unfused_pairs_from_the_ptx_until_fp_contract_fast(offload_report, example_copy):
-    crate = example_copy("examples/offload-kernels")
+def test_build_reports_unfused_pairs_from_the_ptx_until_fp_contract_fast(offload_report, tmp_path):
+    crate = _own_copy(tmp_path)
 
     def build(*extra):
         res = subprocess.run([sys.executable, "-m", "offload_ls", "build", str(crate), "--device-image", "gpu",
@@ -108,6 +120,11 @@ def test_build_reports_unfused_pairs_from_the_ptx_until_fp_contract_fast(offload
                    "PTX saxpy: 2 FP instructions, 0 FMA, 1 multiply-add pair unfused",
                    "PTX triad: 2 FP instructions, 0 FMA, 1 multiply-add pair unfused"]
     assert "note: kernel `fir`: 16 multiplies feed an add/sub without fusing" in off.stderr
+    # the entry points keep their pointers' noalias/readonly (toolchain/kernel_abi.py): the
+    # loads of the read-only inputs go through the non-coherent cache, as nvcc's do
+    module = (crate / "target" / "offload-ls" / "build" / f"device-nvptx64-{offload_report.arch}.ptx").read_text()
+    saxpy = module.split(".visible .entry saxpy(", 1)[1].split("\n}", 1)[0]
+    assert saxpy.count("ld.global.nc.") == 2 and saxpy.count("ld.global.") == 3  # a and x read-only; y written
     again = build()  # up to date: the figures are those of the build that made the binary
     assert "(up to date)" in again.stdout and [line.strip() for line in again.stdout.splitlines()
                                                if line.strip().startswith("PTX ")] == ptx

@@ -30,7 +30,10 @@ def test_kernel_gets_dyn_ptr_and_widened_scalars():
             "dereferenceable(4096) %x, float noundef %a, i32 %n) unnamed_addr alwaysinline #1 {") in out
     wrapper = out.split("; kernel entry points with libomptarget's ABI (offload-ls kernel_abi)\n", 1)[1]
     assert wrapper == (
-        "define dso_local ptx_kernel void @saxpy(ptr %dyn_ptr, ptr %arg0, i64 %arg1, i64 %arg2) #1 {\n"
+        # the pointer keeps noalias/readonly/align/dereferenceable: loads through it can use the
+        # non-coherent cache (ld.global.nc) as nvcc's `const float* __restrict__` does
+        "define dso_local ptx_kernel void @saxpy(ptr %dyn_ptr, ptr noalias noundef readonly align 4 captures(none) "
+        "dereferenceable(4096) %arg0, i64 %arg1, i64 %arg2) #1 {\n"
         "entry:\n"
         "  %t1 = trunc i64 %arg1 to i32\n"
         "  %f1 = bitcast i32 %t1 to float\n"
@@ -47,6 +50,17 @@ def test_rewrite_is_idempotent():
     twice, names = fix_kernel_abi(once)
     assert names == []
     assert twice.count("@saxpy(") == 1
+
+
+def test_entry_points_keep_only_pointer_attributes_that_hold_for_them():
+    from offload_ls.toolchain.kernel_abi import KernelParam, pointer_attrs
+
+    assert pointer_attrs(KernelParam("ptr", "noalias nocapture writeonly align 16 dereferenceable(64) %y")) == \
+        "noalias nocapture writeonly align 16 dereferenceable(64) "
+    # ABI attributes of the inner function's parameter are not the entry point's
+    assert pointer_attrs(KernelParam("ptr", "byval([4 x i32]) align 4 %s")) == "align 4 "
+    assert pointer_attrs(KernelParam("ptr", "sret({ i32 }) %r")) == ""
+    assert pointer_attrs(KernelParam("ptr", "%p")) == ""
 
 
 def test_split_params_respects_parentheses():
@@ -89,7 +103,7 @@ def test_wrapper_gets_its_own_subprogram_when_the_device_pass_had_line_tables():
     out, names = fix_kernel_abi(DEBUG_IR)
     assert names == ["k"]
     assert "define internal void @k.offload_inner(ptr noalias %x) unnamed_addr alwaysinline #1 !dbg !7 {" in out
-    assert "define dso_local ptx_kernel void @k(ptr %dyn_ptr, ptr %arg0) #1 !dbg !10 {" in out
+    assert "define dso_local ptx_kernel void @k(ptr %dyn_ptr, ptr noalias %arg0) #1 !dbg !10 {" in out
     assert "  call void @k.offload_inner(ptr %arg0), !dbg !11" in out
     assert out.rstrip().endswith(
         "!10 = distinct !DISubprogram(name: \"k\", scope: !6, file: !6, line: 95, type: !8, scopeLine: 95, "

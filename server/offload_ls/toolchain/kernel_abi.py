@@ -171,6 +171,32 @@ def _strip_kernel_attr(line: str) -> str:
     return line
 
 
+#: Parameter attributes of a kernel's pointer that hold for the entry point too (it passes the
+#: pointer on unchanged): ``noalias`` and ``readonly`` let the NVPTX back end load through the
+#: non-coherent cache (``ld.global.nc``, what nvcc emits for ``const T* __restrict__``);
+#: without them on the entry point every load is a plain ``ld.global``. ABI attributes
+#: (``byval``, ``sret``, ``inreg``..) are not copied.
+_POINTER_ATTRS = frozenset({"noalias", "noundef", "nonnull", "readonly", "writeonly", "readnone", "nocapture"})
+_POINTER_ATTR_CALLS = re.compile(r"^(dereferenceable|dereferenceable_or_null|captures|nofree)\(")
+
+
+def pointer_attrs(p: KernelParam) -> str:
+    """The attributes of pointer parameter ``p`` that the entry point keeps, each followed by
+    a space (``"noalias noundef readonly align 8 dereferenceable(4096) "``), ``""`` for none."""
+    words = p.rest.split()
+    kept: list[str] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w in _POINTER_ATTRS or _POINTER_ATTR_CALLS.match(w):
+            kept.append(w)
+        elif w == "align" and i + 1 < len(words) and words[i + 1].isdigit():
+            kept += [w, words[i + 1]]
+            i += 1
+        i += 1
+    return "".join(f"{w} " for w in kept)
+
+
 def _wrapper(pre: str, name: str, inner: str, params: list[KernelParam], post: str,
              debug: tuple[str, str] | None = None) -> str:
     ret = pre.split()[-1] if pre.split() else "void"
@@ -180,7 +206,8 @@ def _wrapper(pre: str, name: str, inner: str, params: list[KernelParam], post: s
     for i, p in enumerate(params):
         bits = _scalar_bits(p.type)
         if bits is None:
-            sig.append(f"{p.type} %arg{i}")
+            kept = pointer_attrs(p) if p.type.startswith("ptr") else ""
+            sig.append(f"{p.type} {kept}%arg{i}")
             call_args.append(f"{p.type} %arg{i}")
             continue
         sig.append(f"i64 %arg{i}")
