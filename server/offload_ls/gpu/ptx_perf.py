@@ -11,6 +11,11 @@ What the compiled code says that the source does not:
 - **64-bit integer multiplies** (``mul.lo.s64``/``mul.lo.u64``/``mad.lo.s64``...): index
   arithmetic in ``usize`` that a 32-bit index would do in one cheaper instruction (the H100/H200
   have no native 64-bit integer multiply: it is emulated with several 32-bit ones).
+- **bounds checks left in the kernel**: calls of ``core::panicking::panic_bounds_check`` (each
+  an index the compiler could not prove in range, typically one loaded from memory: a zone
+  list). Each is a compare and a branch per access, and the live values they keep can raise
+  the register count; one guard before the accesses (``if i >= N - 1 - JP { return; }``)
+  lets LLVM remove them all.
 - instruction counts: floating-point instructions and ``fma`` among them.
 
 PTX is NVIDIA's virtual ISA in text, not Rust: reading its instruction lines with patterns is
@@ -43,7 +48,8 @@ class PtxKernelPerf:
             instructions (any ``.f16``/``.f32``/``.f64`` arithmetic); fma: those that are
             ``fma``. unfused: (add/sub, mul) pairs that ``fp-contract = "fast"`` would fuse.
         unfused_lines: source lines of those add/subs, ``"file:line"`` from ``.loc`` (empty
-            without line tables). wide_int_mul: 64-bit integer multiplies.
+            without line tables). wide_int_mul: 64-bit integer multiplies. bounds_checks:
+            calls of ``panic_bounds_check`` left in the entry's body.
     """
 
     kernel: str
@@ -52,6 +58,7 @@ class PtxKernelPerf:
     unfused: int = 0
     unfused_lines: list[str] = field(default_factory=list)
     wide_int_mul: int = 0
+    bounds_checks: int = 0
 
     def summary(self) -> str:
         """One line, e.g. ``saxpy: 2 FP instructions, 0 FMA, 1 multiply-add pair unfused``."""
@@ -60,13 +67,25 @@ class PtxKernelPerf:
             if self.unfused_lines else ""
         wide = f", {self.wide_int_mul} 64-bit integer multipl{'ies' if self.wide_int_mul != 1 else 'y'}" \
             if self.wide_int_mul else ""
+        if self.bounds_checks:
+            wide += f", {self.bounds_checks} bounds check{'s' if self.bounds_checks != 1 else ''} left"
         fp = f"{self.fp_instructions} FP instruction{'s' if self.fp_instructions != 1 else ''}"
         return f"{self.kernel}: {fp}, {self.fma} FMA, {pairs}{where}{wide}"
 
     def advice(self) -> str | None:
-        """What to do about the unfused pairs, or ``None`` when there are none."""
-        if not self.unfused:
-            return None
+        """What to do about the unfused pairs and the bounds checks, or ``None`` when there are
+        none."""
+        out = []
+        if self.bounds_checks:
+            out.append(f"{self.bounds_checks} bounds check{'s' if self.bounds_checks != 1 else ''} survived "
+                       f"compilation (indexes the compiler could not prove in range, e.g. loaded from memory): "
+                       f"one guard before the accesses that bounds the largest index (`if i >= N - k {{ return; }}`) "
+                       f"lets it remove them.")
+        if self.unfused:
+            out.append(self._fma_advice())
+        return " ".join(out) or None
+
+    def _fma_advice(self) -> str:
         many = self.unfused != 1
         return (f"{self.unfused} {'multiplies feed' if many else 'multiply feeds'} an add/sub without fusing "
                 f"(mul.rn + add.rn: Rust never contracts floating point; nvcc fuses them into fma by default). "
@@ -75,7 +94,8 @@ class PtxKernelPerf:
 
     def to_json(self) -> dict:
         return {"kernel": self.kernel, "fpInstructions": self.fp_instructions, "fma": self.fma,
-                "unfused": self.unfused, "unfusedLines": self.unfused_lines, "wideIntMul": self.wide_int_mul}
+                "unfused": self.unfused, "unfusedLines": self.unfused_lines, "wideIntMul": self.wide_int_mul,
+                "boundsChecks": self.bounds_checks}
 
 
 def analyse_ptx(text: str) -> list[PtxKernelPerf]:
@@ -134,5 +154,7 @@ def _count(k: PtxKernelPerf, op: str, operands: list[str], last_def: dict[str, s
         return
     if _WIDE_INT_MUL.match(op):
         k.wide_int_mul += 1
+    if op.startswith("call") and any("panic_bounds_check" in o for o in operands):
+        k.bounds_checks += 1
     if dst is not None:
         last_def[dst] = ""

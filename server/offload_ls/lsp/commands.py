@@ -331,10 +331,15 @@ class GpuCommands:
             if profiled is not None:
                 lenses.append(profiled)
             perf = self._perf_of(manifest, k.name)
-            if perf is not None and perf.unfused:
+            if perf is not None and (perf.unfused or perf.bounds_checks):
                 # the compiled kernel's figures (gpu/ptx_perf.py); the lens opens its PTX where the client can
-                title = (f"PTX: {perf.unfused} mul+add unfused of {perf.fp_instructions} FP instructions "
-                         f"(fp-contract = \"fast\" fuses them)")
+                parts = []
+                if perf.bounds_checks:
+                    parts.append(f"{perf.bounds_checks} bounds check{'s' if perf.bounds_checks != 1 else ''} left")
+                if perf.unfused:
+                    parts.append(f"{perf.unfused} mul+add unfused of {perf.fp_instructions} FP instructions "
+                                 f"(fp-contract = \"fast\" fuses them)")
+                title = "PTX: " + " · ".join(parts)
                 cmd = (types.Command(title, assembly.SHOW_ASSEMBLY, arguments=[{"uri": uri, "kernel": k.name}])
                        if assembly.client_has_view(self.server) else types.Command(title, BUILD, arguments=[{"uri": uri}]))
                 lenses.append(types.CodeLens(range=rng, command=cmd))
