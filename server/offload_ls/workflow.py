@@ -13,7 +13,7 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from offload_ls.gpu.bundle import Bundle, BundleError, make_bundle, sha256_file
@@ -26,7 +26,7 @@ from offload_ls.gpu.profile_run import profile_binary
 from offload_ls.gpu.listing import Listing, SourceLoc, parse_asm, parse_llvm_ir, parse_sass
 from offload_ls.toolchain.build import AssemblyPlan, BuildPlan, assembly_plan, build_plan
 from offload_ls.toolchain.compile import CheckResult, run_plan
-from offload_ls.toolchain.crate import Crate, load_crate
+from offload_ls.toolchain.crate import BuildSettings, Crate, load_crate
 from offload_ls.toolchain.discover import find_cuda_tool
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic
 from offload_ls.toolchain.doctor import DoctorReport
@@ -68,12 +68,13 @@ class BuildOutcome:
         return self.exe is not None and not self.cancelled
 
 
-def _load_crate(manifest: Path, report: DoctorReport, bin_name: str | None, fp_contract: str | None) -> Crate:
+def _load_crate(manifest: Path, report: DoctorReport, bin_name: str | None,
+                settings: BuildSettings | None) -> Crate:
     """:func:`~offload_ls.toolchain.crate.load_crate` with the toolchain's rustc, and
-    ``fp_contract`` (when given) over the crate's own setting."""
+    ``settings`` (when given) over the crate's own build settings."""
     tc = report.toolchain
     crate = load_crate(manifest, tc.cargo, bin_name, env={"RUSTC": tc.rustc} if tc else None)
-    return crate if fp_contract is None else replace(crate, fp_contract=fp_contract)
+    return settings.apply(crate) if settings is not None else crate
 
 
 def default_device_image(report: DoctorReport) -> str:
@@ -156,19 +157,19 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
                       device_image: str | None = None, bundle_dir: Path | None = None,
                       cancel: CancelToken | None = None, progress: Progress | None = None,
                       force: bool = False, timeouts: dict[str, float] | None = None,
-                      fp_contract: str | None = None) -> BuildOutcome:
+                      settings: BuildSettings | None = None) -> BuildOutcome:
     """Build ``manifest``'s crate to an executable with device images.
 
     Args:
-        fp_contract: ``off`` / ``fast`` (toolchain/fp_contract.py), over the crate's
-            Cargo.toml setting; ``None``: that setting.
+        settings: build settings over the crate's Cargo.toml ones (``fp-contract``,
+            ``max-registers``); ``None``: those.
 
     Raises:
         CrateError / ValueError: no usable crate or toolchain (message says what to do).
     """
     say = progress or (lambda m: None)
     tc = report.toolchain
-    crate = _load_crate(manifest, report, bin_name, fp_contract)
+    crate = _load_crate(manifest, report, bin_name, settings)
     image = device_image or default_device_image(report)
     crate, lowering = lower_for_pipeline(crate, report, image)
     outcome = BuildOutcome(crate, None, lowering=lowering)
@@ -246,7 +247,7 @@ async def run_crate(manifest: Path, report: DoctorReport, args: list[str] | None
                     timeout: float = 300.0, cancel: CancelToken | None = None, progress: Progress | None = None,
                     on_stdout: Callable[[str], None] | None = None,
                     on_stderr: Callable[[str], None] | None = None,
-                    target: RunTarget | None = None, fp_contract: str | None = None) -> RunOutcome:
+                    target: RunTarget | None = None, settings: BuildSettings | None = None) -> RunOutcome:
     """Build if stale, then run with the runtime's log and return the run report.
 
     Args:
@@ -258,7 +259,7 @@ async def run_crate(manifest: Path, report: DoctorReport, args: list[str] | None
         TargetError: the target is unreachable or cannot run the bundle (nothing ran).
     """
     built = await build_crate(manifest, report, bin_name=bin_name, device_image=device_image,
-                              cancel=cancel, progress=progress, fp_contract=fp_contract)
+                              cancel=cancel, progress=progress, settings=settings)
     if not built.ok:
         return RunOutcome(built, None)
     if target is not None and target.remote:
@@ -329,12 +330,12 @@ def _image_checks(built: BuildOutcome, report: DoctorReport) -> dict:
 async def profile_crate(manifest: Path, report: DoctorReport, args: list[str] | None = None, *,
                         bin_name: str | None = None, device: int | None = None, device_image: str | None = None,
                         timeout: float = 300.0, cancel: CancelToken | None = None,
-                        progress: Progress | None = None, fp_contract: str | None = None) -> ProfileOutcome:
+                        progress: Progress | None = None, settings: BuildSettings | None = None) -> ProfileOutcome:
     """Build if stale, then profile (:func:`offload_ls.gpu.profile_run.profile_binary`): the
     runtime's copy and launch timings always, Nsight Compute's per-launch figures with a GPU
     and ``ncu``. Files go to ``target/offload-ls/profile/``."""
     built = await build_crate(manifest, report, bin_name=bin_name, device_image=device_image,
-                              cancel=cancel, progress=progress, fp_contract=fp_contract)
+                              cancel=cancel, progress=progress, settings=settings)
     if not built.ok:
         return ProfileOutcome(built, None, None)
     ncu = find_cuda_tool("ncu", report.cuda_path, beside=report.ptxas)
@@ -415,7 +416,7 @@ class AssemblyOutcome:
 
 async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str | None = None,
                          cancel: CancelToken | None = None, progress: Progress | None = None, force: bool = False,
-                         timeouts: dict[str, float] | None = None, fp_contract: str | None = None) -> AssemblyOutcome:
+                         timeouts: dict[str, float] | None = None, settings: BuildSettings | None = None) -> AssemblyOutcome:
     """Compile ``manifest``'s crate for the GPU target with line tables and return its device
     listings (PTX or AMDGPU assembly, optimised LLVM IR, SASS when nvdisasm exists). Reuses the
     last listings while no source changed.
@@ -425,7 +426,7 @@ async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str 
     """
     say = progress or (lambda m: None)
     tc = report.toolchain
-    crate = _load_crate(manifest, report, bin_name, fp_contract)
+    crate = _load_crate(manifest, report, bin_name, settings)
     crate, lowering = lower_for_pipeline(crate, report, "gpu")
     plan: AssemblyPlan = assembly_plan(crate, report, timeouts)
     plan.lowering = lowering
@@ -436,7 +437,8 @@ async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str 
         wanted["sass"] = plan.sass
     stamp = crate.out_dir / "asm" / "stamp.json"
     key = {"arch": img.arch, "target": img.triple, "rustc": tc.rustc if tc else None,
-           "pipeline": report.pipeline, "formats": sorted(wanted), "bin": crate.bin, "fp_contract": crate.fp_contract}
+           "pipeline": report.pipeline, "formats": sorted(wanted), "bin": crate.bin, "fp_contract": crate.fp_contract,
+           "max_registers": crate.max_registers}
     start = time.monotonic()
     if not force and is_fresh(crate, img.asm, key, stamp, (crate.out_dir / "asm" / "target-device",)):
         say(f"the device listings in {img.asm.parent} are up to date")

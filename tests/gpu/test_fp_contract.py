@@ -136,3 +136,49 @@ def test_build_reports_unfused_pairs_from_the_ptx_until_fp_contract_fast(offload
         "PTX saxpy: 1 FP instruction, 1 FMA, 0 multiply-add pairs unfused",
         "PTX triad: 1 FP instruction, 1 FMA, 0 multiply-add pairs unfused"]
     assert "without fusing" not in fast.stderr
+
+
+def test_max_registers_marks_each_kernel_entry():
+    from offload_ls.toolchain.max_registers import check_value as regs, limit
+
+    ir = ('define dso_local ptx_kernel void @k(ptr %dyn_ptr, ptr noalias %arg0) #1 {\n'
+          'define internal void @k.offload_inner(ptr %x) #2 {\n'
+          'define dso_local ptx_kernel void @j(ptr %dyn_ptr) #1 !dbg !10 {\n')
+    new, n = limit(ir, 48)
+    assert n == 2
+    assert new.splitlines() == [
+        'define dso_local ptx_kernel void @k(ptr %dyn_ptr, ptr noalias %arg0) #1 "nvvm.maxnreg"="48" {',
+        'define internal void @k.offload_inner(ptr %x) #2 {',
+        'define dso_local ptx_kernel void @j(ptr %dyn_ptr) #1 !dbg !10 "nvvm.maxnreg"="48" {']
+    assert limit(new, 32)[0].count('"nvvm.maxnreg"="32"') == 2 and '"48"' not in limit(new, 32)[0]
+    assert regs(64, "x") == 64
+    for bad in (8, 256, "48", 48.0, True):
+        with pytest.raises(ValueError, match=r"x: max-registers must be an integer from 16 to 255"):
+            regs(bad, "x")
+
+
+@pytest.mark.toolchain
+def test_max_registers_reaches_the_ptx_from_cargo_toml_and_the_command_line(offload_report, tmp_path):
+    crate = _own_copy(tmp_path)
+    manifest = crate / "Cargo.toml"
+    text = manifest.read_text()
+    manifest.write_text(text + '\n[package.metadata.offload-ls]\nmax-registers = 40\n')
+
+    def build(*extra):
+        return subprocess.run([sys.executable, "-m", "offload_ls", "build", str(crate), "--device-image", "gpu",
+                               *extra], capture_output=True, text=True, timeout=1800)
+
+    res = build()
+    assert res.returncode == 0, res.stderr
+    ptx = (crate / "target" / "offload-ls" / "build" / f"device-nvptx64-{offload_report.arch}.ptx").read_text()
+    assert ptx.count(".maxnreg 40") == 5  # every kernel entry
+    over = build("--max-registers", "64")
+    assert over.returncode == 0, over.stderr
+    ptx = (crate / "target" / "offload-ls" / "build" / f"device-nvptx64-{offload_report.arch}.ptx").read_text()
+    assert ptx.count(".maxnreg 64") == 5 and ".maxnreg 40" not in ptx
+    bad = build("--max-registers", "8")
+    assert bad.returncode == 2 and "argument --max-registers: must be from 16 to 255 registers, got 8" in bad.stderr
+    manifest.write_text(text + '\n[package.metadata.offload-ls]\nmax-registers = "lots"\n')
+    refused = build()
+    assert refused.returncode == 2
+    assert "[package.metadata.offload-ls]: max-registers must be an integer from 16 to 255" in refused.stderr

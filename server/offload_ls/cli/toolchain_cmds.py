@@ -55,6 +55,19 @@ def _positive_seconds(value: str) -> float:
     return n
 
 
+def _registers(value: str) -> int:
+    """``--max-registers``: an integer from 16 to 255 (toolchain/max_registers.py)."""
+    from offload_ls.toolchain.max_registers import MAX_REGISTERS, MIN_REGISTERS
+
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {value!r}") from None
+    if not MIN_REGISTERS <= n <= MAX_REGISTERS:
+        raise argparse.ArgumentTypeError(f"must be from {MIN_REGISTERS} to {MAX_REGISTERS} registers, got {n}")
+    return n
+
+
 def _arch_matches(arch: str, target: str) -> str | None:
     """Why ``arch`` cannot be built for ``target`` (``None`` if it can)."""
     if target.startswith("nvptx") and not arch.startswith("sm_"):
@@ -78,6 +91,10 @@ def _common_build_args(p) -> None:
                    help="floating-point contraction in device code: fast fuses a*b+c into FMA like nvcc's "
                         "default -fmad=true (results differ from the CPU's in the last bits); off keeps Rust's "
                         "unfused semantics (default: fp-contract in [package.metadata.offload-ls], else off)")
+    p.add_argument("--max-registers", type=_registers, metavar="N",
+                   help="registers per thread for every kernel (16-255), like nvcc's -maxrregcount: more blocks "
+                        "fit on an SM, but below what a kernel needs ptxas spills (default: max-registers in "
+                        "[package.metadata.offload-ls], else no limit)")
     p.add_argument("--rustc", help="rustc to use (default: what `offload-ls doctor` chooses)")
     p.add_argument("--cargo", help="cargo beside that rustc")
 
@@ -136,7 +153,7 @@ def profile_command(args: argparse.Namespace) -> int:
     device_image = _host_image_without_gpu(args, report, "; only the runtime's timings can be measured")
     outcome, status = _workflow(profile_crate(manifest, report, list(getattr(args, "program_args", [])),
                                               bin_name=args.bin_name, device=args.device, device_image=device_image,
-                                              timeout=args.timeout, progress=_note, fp_contract=args.fp_contract))
+                                              timeout=args.timeout, progress=_note, settings=_build_settings(args)))
     if outcome is None:
         return status
     _print_diagnostics(outcome.build.diagnostics)
@@ -199,7 +216,7 @@ def asm_command(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     manifest, report = found
     outcome, status = _workflow(assemble_crate(manifest, report, bin_name=args.bin_name, progress=_note,
-                                               force=args.force, fp_contract=args.fp_contract))
+                                               force=args.force, settings=_build_settings(args)))
     if outcome is None:
         return status
     _print_diagnostics(outcome.diagnostics)
@@ -301,6 +318,14 @@ def _print_diagnostics(diags) -> None:
             _note(f"    {n}")
 
 
+def _build_settings(args: argparse.Namespace):
+    """The build settings of the command line (over Cargo.toml's; argparse checked them)."""
+    from offload_ls.toolchain.crate import BuildSettings
+
+    return BuildSettings(fp_contract=getattr(args, "fp_contract", None),
+                         max_registers=getattr(args, "max_registers", None))
+
+
 def _print_build(outcome) -> None:
     for w in outcome.warnings:
         _note(f"warning: {w}")
@@ -335,7 +360,7 @@ def build_command(args: argparse.Namespace) -> int:
     manifest, report = found
     outcome, status = _workflow(build_crate(manifest, report, bin_name=args.bin_name, device_image=args.device_image,
                                             bundle_dir=args.bundle, progress=_note, force=args.force,
-                                            fp_contract=args.fp_contract), (BundleError,))
+                                            settings=_build_settings(args)), (BundleError,))
     if outcome is None:
         return status
     _print_diagnostics(outcome.diagnostics)
@@ -388,7 +413,7 @@ def run_command(args: argparse.Namespace) -> int:
         device_image=device_image, timeout=args.timeout, progress=_note,
         on_stdout=lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()),
         on_stderr=lambda line: None if " info: " in line else _note(line), target=target,
-        fp_contract=args.fp_contract), (BundleError,))
+        settings=_build_settings(args)), (BundleError,))
     if outcome is None:
         return status
     _print_diagnostics(outcome.build.diagnostics)

@@ -191,18 +191,24 @@ def device_image_passes(crate: Crate, report: DoctorReport, img: Image, out: Pat
               f"--emit=llvm-bc={img.raw_bc},link"),
         env=dev_env, cwd=cwd, timeout=t["build"], emits=(img.raw_bc,))]
     contract = crate.fp_contract == "fast"
-    if report.pipeline != NATIVE or contract:
+    limit = crate.max_registers if gpu and img.triple.startswith("nvptx") else None
+    if report.pipeline != NATIVE or contract or limit:
         dis = Pass(f"llvm-dis-{img.tag}", "device ABI", (tools["llvm-dis"], str(img.raw_bc), "-o", str(img.raw_ll)),
                    {}, cwd, t["tool"], (img.raw_ll,), json=False, needs_clean=True)
-        steps = [] if report.pipeline == NATIVE else [("kernel_abi", "kernel-abi", "device ABI")]
+        # (module, pass name, label, arguments before IN OUT)
+        steps: list[tuple[str, str, str, tuple[str, ...]]] = []
+        if report.pipeline != NATIVE:
+            steps.append(("kernel_abi", "kernel-abi", "device ABI", ()))
         if contract:  # toolchain/fp_contract.py: fp-contract = "fast"
-            steps.append(("fp_contract", "fp-contract", "device FP contraction"))
+            steps.append(("fp_contract", "fp-contract", "device FP contraction", ()))
+        if limit:  # toolchain/max_registers.py: max-registers = N
+            steps.append(("max_registers", "max-registers", "device register limit", (str(limit),)))
         passes.append(dis)
         src = img.raw_ll
-        for j, (module, name, label) in enumerate(steps):
+        for j, (module, name, label, extra) in enumerate(steps):
             dst = img.fixed_ll if j == len(steps) - 1 else img.fixed_ll.with_suffix(f".{name}.ll")
             passes.append(Pass(f"{name}-{img.tag}", label,
-                               (sys.executable, "-m", f"offload_ls.toolchain.{module}", str(src), str(dst)),
+                               (sys.executable, "-m", f"offload_ls.toolchain.{module}", *extra, str(src), str(dst)),
                                {}, cwd, t["tool"], (dst,), json=False, needs_clean=True))
             src = dst
         passes.append(Pass(f"llvm-as-{img.tag}", "device ABI",

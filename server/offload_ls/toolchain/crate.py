@@ -7,10 +7,11 @@ cargo process: callers only use this for trusted workspaces).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from offload_ls.toolchain.fp_contract import check_value
+from offload_ls.toolchain.max_registers import check_value as check_registers
 from offload_ls.toolchain.process import run
 
 METADATA_TIMEOUT = 60.0  # seconds
@@ -31,7 +32,8 @@ class Crate:
         bin: the binary target passes build (``None``: the library). kinds: target kinds.
         fp_contract: the device code's floating-point contraction, ``off`` or ``fast``
             (toolchain/fp_contract.py), from ``fp-contract`` in ``[package.metadata.offload-ls]``
-            or ``[workspace.metadata.offload-ls]``; ``off`` when unset.
+            or ``[workspace.metadata.offload-ls]``; ``off`` when unset. max_registers: the
+            kernels' register limit (toolchain/max_registers.py, ``max-registers``), ``None``: none.
     """
 
     manifest: Path
@@ -48,10 +50,28 @@ class Crate:
     #: root file of the library target, if any
     lib_root: Path | None = None
     fp_contract: str = "off"
+    max_registers: int | None = None
 
     @property
     def out_dir(self) -> Path:
         return self.target_dir / "offload-ls"
+
+
+@dataclass(frozen=True)
+class BuildSettings:
+    """Build settings given on the command line (or by the editor), over the crate's own
+    (Cargo.toml): ``None`` keeps the crate's value. fp_contract: ``off`` / ``fast``
+    (toolchain/fp_contract.py); max_registers: registers per thread, 16-255
+    (toolchain/max_registers.py)."""
+
+    fp_contract: str | None = None
+    max_registers: int | None = None
+
+    def apply(self, crate: "Crate") -> "Crate":
+        """``crate`` with these settings over its own."""
+        changes = {k: v for k, v in (("fp_contract", self.fp_contract), ("max_registers", self.max_registers))
+                   if v is not None}
+        return replace(crate, **changes) if changes else crate
 
 
 def load_crate(manifest: Path, cargo: str, bin_name: str | None = None, env: dict | None = None) -> Crate:
@@ -93,22 +113,25 @@ def load_crate(manifest: Path, cargo: str, bin_name: str | None = None, env: dic
                      and any(k in ("lib", "rlib", "cdylib", "staticlib") for k in t["kind"])), None)
     return Crate(manifest=manifest, name=pkg["name"], root=Path(meta["workspace_root"]),
                  target_dir=Path(meta["target_directory"]), bin=chosen, lib=has_lib, roots=roots, bin_root=bin_root,
-                 lib_root=lib_root, fp_contract=_fp_contract(manifest, pkg.get("metadata"), meta.get("metadata")))
+                 lib_root=lib_root,
+                 fp_contract=_setting(manifest, pkg, meta, "fp-contract", check_value) or "off",
+                 max_registers=_setting(manifest, pkg, meta, "max-registers", check_registers))
 
 
-def _fp_contract(manifest: Path, package_meta, workspace_meta) -> str:
-    """``fp-contract`` of ``[package.metadata.offload-ls]``, else of the workspace's, else ``off``.
+def _setting(manifest: Path, pkg: dict, meta: dict, key: str, check):
+    """Build setting ``key`` of ``[package.metadata.offload-ls]``, else of the workspace's
+    (cargo metadata's ``metadata``), checked by ``check(value, where)``; ``None`` when unset.
 
     Raises:
-        CrateError: a value other than ``off`` / ``fast`` (the message says which are allowed)."""
-    for meta, key in ((package_meta, "package"), (workspace_meta, "workspace")):
-        ol = meta.get("offload-ls") if isinstance(meta, dict) else None
-        if isinstance(ol, dict) and "fp-contract" in ol:
+        CrateError: a value ``check`` refuses (its message says what is allowed)."""
+    for table, where in ((pkg.get("metadata"), "package"), (meta.get("metadata"), "workspace")):
+        ol = table.get("offload-ls") if isinstance(table, dict) else None
+        if isinstance(ol, dict) and key in ol:
             try:
-                return check_value(ol["fp-contract"], f"{manifest}: [{key}.metadata.offload-ls]")
+                return check(ol[key], f"{manifest}: [{where}.metadata.offload-ls]")
             except ValueError as exc:
                 raise CrateError(str(exc)) from None
-    return "off"
+    return None
 
 
 def _first_error(stderr: str) -> str:

@@ -99,8 +99,9 @@ def _offload_ls_tables(manifest: Path, data: dict, stop: Path | None, problems: 
 #: Keys of ``[*.metadata.offload-ls]`` that are not rule names.
 RUN_TARGET_KEYS = ("run-target", "run-targets")
 #: Every key of ``[*.metadata.offload-ls]`` that is not a rule name: the run targets, and the
-#: build setting ``fp-contract`` (read by toolchain/crate.py from cargo metadata).
-NON_RULE_KEYS = (*RUN_TARGET_KEYS, "fp-contract")
+#: build settings ``fp-contract`` and ``max-registers`` (read by toolchain/crate.py from cargo
+#: metadata).
+NON_RULE_KEYS = (*RUN_TARGET_KEYS, "fp-contract", "max-registers")
 
 
 @dataclass
