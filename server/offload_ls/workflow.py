@@ -178,6 +178,9 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
             + ", ".join(e for entries in lowering.kernels.values() for e in entries) + ")")
     plan: BuildPlan = build_plan(crate, report, image, timeouts)
     plan.lowering = lowering
+    if crate.max_registers and not any(i.triple.startswith("nvptx") for i in plan.images):
+        outcome.warnings.append(f"max-registers = {crate.max_registers} applies to NVIDIA GPU images only; "
+                                f"this build embeds {image} image(s) without one")
     if image == "both":
         outcome.warnings.append("--device-image both: on an H200 such a binary ran its kernels on the host "
                                 "device although the GPU was there (docs/offload-notes.md); use gpu on GPU machines")
@@ -205,6 +208,10 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
         for p in result.passes:
             if p.name == "ptxas" and p.completed is not None:
                 outcome.resources = parse_ptxas_verbose(p.completed.stderr)
+                # `max-registers` below what ptxas can do with: it says so and raises the limit
+                outcome.warnings += [f"ptxas: {line.split(':', 1)[-1].strip()} (max-registers = {crate.max_registers})"
+                                     for line in p.completed.stderr.splitlines()
+                                     if "adjusting per thread register count" in line]
         if plan.ptx is not None and plan.ptx.is_file():
             outcome.ptx_perf = analyse_ptx(plan.ptx.read_text(encoding="utf-8", errors="replace"))
         _stamp_path(crate).write_text(json.dumps(key))

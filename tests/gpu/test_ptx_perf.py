@@ -57,7 +57,7 @@ def test_each_pattern_is_counted_in_its_entry():
                            "1 64-bit integer multiply, 1 bounds check left")
     advice = k.advice()
     assert advice.startswith("1 bounds check survived compilation (indexes the compiler could not prove in range")
-    assert "2 multiplies feed an add/sub without fusing" in advice and 'fp-contract = "fast"' in advice
+    assert "2 multiply-add pairs are not fused" in advice and 'fp-contract = "fast"' in advice
     assert analyse_ptx(".visible .entry e(\n)\n{\n\tret;\n}\n")[0].advice() is None
 
 
@@ -67,3 +67,29 @@ def test_offload_kernels_ptx_from_llc():
     assert (found["fir"].unfused, found["fir"].fma, found["fir"].bounds_checks) == (16, 0, 0)
     assert found["saxpy"].unfused_lines and all(":" in loc for loc in found["saxpy"].unfused_lines)
     assert found["hash_u32"].fp_instructions == 0 and found["hash_u32"].advice() is None
+
+
+def test_pairs_only_within_a_block_and_functions_after_an_entry_are_not_its_own():
+    ptx = """\
+.visible .entry k(
+)
+{
+\tmul.rn.f32 \t%r1, %r2, %r3;
+\t@%p1 bra \t$L__BB0_2;
+\tdiv.rn.f32 \t%r1, %r2, %r3;
+$L__BB0_2:
+\tadd.rn.f32 \t%r4, %r1, %r5;
+\tret;
+}
+.func  (.param .b32 func_retval0) helper(
+)
+{
+\tmul.rn.f32 \t%r1, %r2, %r3;
+\tadd.rn.f32 \t%r4, %r1, %r5;
+\tret;
+}
+"""
+    (k,) = analyse_ptx(ptx)
+    # the add reads %r1 through the branch (a phi): instruction selection does not fuse across
+    # blocks, so it is no pair; the helper's pair is not the kernel's
+    assert (k.fp_instructions, k.unfused) == (3, 0)

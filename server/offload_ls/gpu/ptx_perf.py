@@ -20,8 +20,8 @@ What the compiled code says that the source does not:
 
 PTX is NVIDIA's virtual ISA in text, not Rust: reading its instruction lines with patterns is
 fine here. Registers may be redefined (loop accumulators): an operand is matched with its
-latest definition in text order, which is what llc writes for straight-line code and loop
-bodies alike.
+latest definition in text order within its basic block (LLVM fuses only within a block).
+Device functions that llc did not inline (``.func``) are not counted in any kernel.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ import re
 from dataclasses import dataclass, field
 
 _ENTRY = re.compile(r"^\.visible \.entry ([\w$.]+)\(")
-_FUNC = re.compile(r"^\.(?:visible |extern )?\.func\b")
+_FUNC = re.compile(r"^(?:\.visible |\.extern |\.weak )?\.func\b")
+_LABEL = re.compile(r"^\$?[\w$.]+:")
 _LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+")
 _FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]+)"')
 # `op.modifiers  dst, src, ...;`
@@ -78,16 +79,17 @@ class PtxKernelPerf:
         out = []
         if self.bounds_checks:
             out.append(f"{self.bounds_checks} bounds check{'s' if self.bounds_checks != 1 else ''} survived "
-                       f"compilation (indexes the compiler could not prove in range, e.g. loaded from memory): "
-                       f"one guard before the accesses that bounds the largest index (`if i >= N - k {{ return; }}`) "
-                       f"lets it remove them.")
+                       f"compilation (indexes the compiler could not prove in range): one guard on the index "
+                       f"itself before the accesses lets it remove them — for an index loaded from memory, on "
+                       f"the loaded value (`let j = idx[i]; if j >= N - k {{ return; }}` for accesses up to "
+                       f"`x[j + k - 1]`).")
         if self.unfused:
             out.append(self._fma_advice())
         return " ".join(out) or None
 
     def _fma_advice(self) -> str:
         many = self.unfused != 1
-        return (f"{self.unfused} {'multiplies feed' if many else 'multiply feeds'} an add/sub without fusing "
+        return (f"{self.unfused} multiply-add pair{'s are' if many else ' is'} not fused "
                 f"(mul.rn + add.rn: Rust never contracts floating point; nvcc fuses them into fma by default). "
                 f"Set fp-contract = \"fast\" in [package.metadata.offload-ls] (or --fp-contract fast) to fuse "
                 f"them; results then differ from the CPU's in the last bits.")
@@ -125,6 +127,11 @@ def analyse_ptx(text: str) -> list[PtxKernelPerf]:
         m = _LOC.match(line)
         if m:
             loc = f"{m.group(1)}:{m.group(2)}" if m.group(2) != "0" else loc  # file number until the end
+            continue
+        if _LABEL.match(line):
+            # a new basic block: instruction selection fuses a multiply into an add only within
+            # one block, so a pair across blocks (through a branch) is not one fp-contract fuses
+            last_def = {}
             continue
         m = _INSN.match(line)
         if m is None:

@@ -251,6 +251,8 @@ class GpuCommands:
                      "cancelled" if rep.cancelled else ("ok" if rep.ok else "failed"))
         self.resources[manifest] = outcome.build.resources
         self.ptx_perf[manifest] = outcome.build.ptx_perf
+        if rep is None and outcome.build.cancelled:
+            return self._refuse(f"offload-ls: the run of {manifest.parent.name} was cancelled during its build")
         if rep is None:
             for d in outcome.build.diagnostics:
                 self.server.log(f"[build] {d.level}: {d.message} [{d.source}]", types.MessageType.Error)
@@ -330,23 +332,25 @@ class GpuCommands:
             profiled = profile.kernel_lens(self, uri, manifest, k.name, rng)
             if profiled is not None:
                 lenses.append(profiled)
-            perf = self._perf_of(manifest, k.name)
-            if perf is not None and (perf.unfused or perf.bounds_checks):
-                # the compiled kernel's figures (gpu/ptx_perf.py); the lens opens its PTX where the client can
-                parts = []
-                if perf.bounds_checks:
-                    parts.append(f"{perf.bounds_checks} bounds check{'s' if perf.bounds_checks != 1 else ''} left")
-                if perf.unfused:
-                    parts.append(f"{perf.unfused} mul+add unfused of {perf.fp_instructions} FP instructions "
-                                 f"(fp-contract = \"fast\" fuses them)")
-                title = "PTX: " + " · ".join(parts)
-                cmd = (types.Command(title, assembly.SHOW_ASSEMBLY, arguments=[{"uri": uri, "kernel": k.name}])
-                       if assembly.client_has_view(self.server) else types.Command(title, BUILD, arguments=[{"uri": uri}]))
-                lenses.append(types.CodeLens(range=rng, command=cmd))
+            for perf in instances(self.ptx_perf.get(manifest, []) if manifest else [], k.name):
+                if perf.unfused or perf.bounds_checks:
+                    lenses.append(self._ptx_lens(perf, k.name, uri, rng))
         return lenses + assembly.lenses(self.server, doc, analysis)
 
-    def _perf_of(self, manifest: Path | None, kernel: str) -> PtxKernelPerf | None:
-        return next((p for p in self.ptx_perf.get(manifest, []) if p.kernel == kernel), None) if manifest else None
+    def _ptx_lens(self, perf: PtxKernelPerf, kernel: str, uri: str, rng) -> types.CodeLens:
+        """The compiled kernel's figures (gpu/ptx_perf.py) as a lens on ``kernel``; it opens the
+        PTX where the client can show it. A generic kernel's instantiation is named."""
+        parts = []
+        if perf.bounds_checks:
+            parts.append(f"{perf.bounds_checks} bounds check{'s' if perf.bounds_checks != 1 else ''} left")
+        if perf.unfused:
+            parts.append(f"{perf.unfused} mul+add unfused of {perf.fp_instructions} FP instructions "
+                         f"(fp-contract = \"fast\" fuses them)")
+        head = "PTX" if perf.kernel == kernel else f"PTX {perf.kernel}"
+        title = f"{head}: " + " · ".join(parts)
+        cmd = (types.Command(title, assembly.SHOW_ASSEMBLY, arguments=[{"uri": uri, "kernel": perf.kernel}])
+               if assembly.client_has_view(self.server) else types.Command(title, BUILD, arguments=[{"uri": uri}]))
+        return types.CodeLens(range=rng, command=cmd)
 
     def code_actions(self, doc, analysis, span) -> list[types.CodeAction]:
         """"Build for GPU" / "Run on GPU" when the range touches a kernel or a launch."""
@@ -361,20 +365,23 @@ class GpuCommands:
 
     def resources_markdown(self, path: Path | None, kernel: str) -> str | None:
         manifest = self.server.compiles.manifest_for(path) if path else None
-        for r in self.resources.get(manifest, []) if manifest else []:
-            if r.kernel == kernel:
-                warn = "\n\n⚠ spills registers to local memory" if r.spills else ""
-                text = f"\n\n**Resources** (ptxas -v, last build): {r.summary()}{warn}"
-                break
-        else:
-            text = ""
-        perf = self._perf_of(manifest, kernel)
-        if perf is not None:
+        text = ""
+        for r in instances(self.resources.get(manifest, []) if manifest else [], kernel):
+            warn = "\n\n⚠ spills registers to local memory" if r.spills else ""
+            text += f"\n\n**Resources** (ptxas -v, last build): {r.summary()}{warn}"
+        for perf in instances(self.ptx_perf.get(manifest, []) if manifest else [], kernel):
             text += f"\n\n**PTX** (last build): {perf.summary()}"
             if perf.advice():
                 text += f"\n\n⚠ {perf.advice()}"
         text += profile.hover_markdown(self, manifest, kernel)
         return text or None
+
+
+def instances(items: list, kernel: str) -> list:
+    """The entries of ``items`` (with a ``kernel`` symbol name) that belong to the source kernel
+    ``kernel``: itself, or the instantiations of a generic one, which the lowering names
+    ``<kernel>__<type>`` (``scale__f32``; docs/upstream-offload.md)."""
+    return [x for x in items if x.kernel == kernel or x.kernel.startswith(kernel + "__")]
 
 
 def report_json(rep: RunReport) -> dict:

@@ -63,6 +63,8 @@ async def profile(gpu: "GpuCommands", args: ProfileArgs) -> dict:
                 "cancelled" if rep.cancelled else ("ok" if rep.ok else "failed"))
     gpu.resources[manifest] = outcome.build.resources
     gpu.ptx_perf[manifest] = outcome.build.ptx_perf
+    if outcome.build.cancelled:
+        return gpu._refuse(f"offload-ls: the profile of {manifest.parent.name} was cancelled during its build")
     if rep is None or prof is None:
         for d in outcome.build.diagnostics:
             gpu.server.log(f"[build] {d.level}: {d.message} [{d.source}]", types.MessageType.Error)

@@ -72,11 +72,16 @@ class BuildPlan(Plan):
 
 
 def images_for(device_image: str, report: DoctorReport, out: Path) -> tuple[Image, ...]:
-    """Images to embed for ``device_image`` = ``gpu`` / ``host`` / ``both``."""
+    """Images to embed for ``device_image`` = ``gpu`` / ``host`` / ``both``.
+
+    Raises:
+        ValueError: any other value (the message says which are allowed)."""
     def image(triple: str, arch: str) -> Image:
         stem = out / f"device-{triple.split('-')[0]}-{arch}"
         return Image(triple, arch, stem.with_suffix(".raw.bc"), stem.with_suffix(".raw.ll"),
                      stem.with_suffix(".ll"), stem.with_suffix(".bc"))
+    if device_image not in ("gpu", "host", "both"):
+        raise ValueError(f"device image must be gpu, host or both, not {device_image!r}")
     gpu = image(report.target, report.arch)
     host = image(HOST_TRIPLE, "generic")
     return {"gpu": (gpu,), "host": (host,), "both": (gpu, host)}[device_image]

@@ -124,11 +124,13 @@ def _setting(manifest: Path, pkg: dict, meta: dict, key: str, check):
 
     Raises:
         CrateError: a value ``check`` refuses (its message says what is allowed)."""
-    for table, where in ((pkg.get("metadata"), "package"), (meta.get("metadata"), "workspace")):
+    workspace_manifest = Path(meta.get("workspace_root") or manifest.parent) / "Cargo.toml"
+    for table, where, path in ((pkg.get("metadata"), "package", manifest),
+                               (meta.get("metadata"), "workspace", workspace_manifest)):
         ol = table.get("offload-ls") if isinstance(table, dict) else None
         if isinstance(ol, dict) and key in ol:
             try:
-                return check(ol[key], f"{manifest}: [{where}.metadata.offload-ls]")
+                return check(ol[key], f"{path}: [{where}.metadata.offload-ls]")
             except ValueError as exc:
                 raise CrateError(str(exc)) from None
     return None

@@ -23,6 +23,7 @@ lines with a pattern is fine here. Run as a pipeline pass:
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -63,7 +64,7 @@ def check_value(value: object, where: str) -> str:
     if value in FP_CONTRACT_VALUES:
         return value  # type: ignore[return-value]
     raise ValueError(f"{where}: fp-contract must be one of {', '.join(map(repr, FP_CONTRACT_VALUES))}, "
-                     f"not {value!r} (\"fast\" fuses a*b+c into FMA like nvcc's default -fmad=true; "
+                     f"not {json.dumps(value)} (\"fast\" fuses a*b+c into FMA like nvcc's default -fmad=true; "
                      f"\"off\" keeps Rust's unfused semantics)")
 
 

@@ -19,6 +19,7 @@ Run as a pipeline pass: ``python -m offload_ls.toolchain.max_registers N IN.ll O
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -38,8 +39,14 @@ def limit(ir: str, n: int) -> tuple[str, int]:
         if not _ENTRY.match(line) or not line.rstrip().endswith("{"):
             continue
         line = re.sub(r' "nvvm\.maxnreg"="\d+"', "", line)
-        body = line.rstrip()[:-1].rstrip()
-        lines[i] = f'{body} "nvvm.maxnreg"="{n}" {{'
+        # function attributes come before the metadata attachments (`#1 !dbg !7 {`)
+        attr = f' "nvvm.maxnreg"="{n}"'
+        meta = re.search(r" !\w+ !\d+", line[line.rindex(")"):]) if ")" in line else None
+        if meta is not None:
+            at = line.rindex(")") + meta.start()
+            lines[i] = line[:at] + attr + line[at:]
+        else:
+            lines[i] = line.rstrip()[:-1].rstrip() + attr + " {"
         count += 1
     return "\n".join(lines), count
 
@@ -52,7 +59,7 @@ def check_value(value: object, where: str) -> int:
     if isinstance(value, int) and not isinstance(value, bool) and MIN_REGISTERS <= value <= MAX_REGISTERS:
         return value
     raise ValueError(f"{where}: max-registers must be an integer from {MIN_REGISTERS} to {MAX_REGISTERS} "
-                     f"(registers per thread, like nvcc's -maxrregcount), not {value!r}")
+                     f"(registers per thread, like nvcc's -maxrregcount), not {json.dumps(value)}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -75,11 +75,23 @@ def load_cargo_config(path: Path, stop: Path | None = None) -> CargoConfig:
         return cfg
     for ol, where_path, key in _offload_ls_tables(manifest, data, stop, cfg.problems):
         if isinstance(ol, dict):  # run targets and build settings share the table
-            ol = {k: v for k, v in ol.items() if k not in NON_RULE_KEYS}
+            for k in ol:
+                near = _misspelled_setting(k)
+                if near is not None:
+                    cfg.problems.append(f"{where_path}: [{key}.metadata.offload-ls]: unknown key `{k}`; "
+                                        f"did you mean the build setting `{near}`?")
+            ol = {k: v for k, v in ol.items() if k not in NON_RULE_KEYS and _misspelled_setting(k) is None}
         levels, problems = parse_rule_levels(ol, f"{where_path}: [{key}.metadata.offload-ls]")
         cfg.levels.update(levels)
         cfg.problems += problems
     return cfg
+
+
+def _misspelled_setting(key: str) -> str | None:
+    """The key of :data:`NON_RULE_KEYS` that ``key`` spells differently (``fp_contract``,
+    ``maxRegisters``), else ``None``."""
+    norm = key.lower().replace("_", "").replace("-", "")
+    return next((k for k in NON_RULE_KEYS if k != key and k.replace("-", "") == norm), None)
 
 
 def _offload_ls_tables(manifest: Path, data: dict, stop: Path | None, problems: list[str]):
