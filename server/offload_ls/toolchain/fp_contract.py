@@ -75,15 +75,24 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 2:
         print("usage: python -m offload_ls.toolchain.fp_contract IN.ll OUT.ll", file=sys.stderr)
         return 2
-    try:
-        text = Path(args[0]).read_text(encoding="utf-8")
-        new, n = contract(text)
-        Path(args[1]).write_text(new, encoding="utf-8")
-    except OSError as exc:
-        print(f"fp_contract: {exc}", file=sys.stderr)
+    n = rewrite_file("fp_contract", args[0], args[1], contract)
+    if n is None:
         return 2
     print(f"{n} floating-point instructions may contract")
     return 0
+
+
+def rewrite_file(name: str, src: str, dst: str, transform) -> int | None:
+    """Apply ``transform`` (IR text -> (IR text, count)) to file ``src``, write ``dst``; the
+    count, or ``None`` after printing ``name: <error>`` when a file cannot be read or written.
+    (The device-IR passes' common body: this module and toolchain/max_registers.py.)"""
+    try:
+        new, n = transform(Path(src).read_text(encoding="utf-8"))
+        Path(dst).write_text(new, encoding="utf-8")
+    except OSError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return None
+    return n
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ from __future__ import annotations
 import json
 import re
 import sys
-from pathlib import Path
+
+from offload_ls.toolchain.fp_contract import rewrite_file
 
 #: ptxas's range for a register limit (``.maxnreg``; sm_90 has 255 registers per thread).
 MIN_REGISTERS, MAX_REGISTERS = 16, 255
@@ -74,11 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     if n is None:
         print("usage: python -m offload_ls.toolchain.max_registers N IN.ll OUT.ll", file=sys.stderr)
         return 2
-    try:
-        new, count = limit(Path(args[1]).read_text(encoding="utf-8"), n)
-        Path(args[2]).write_text(new, encoding="utf-8")
-    except OSError as exc:
-        print(f"max_registers: {exc}", file=sys.stderr)
+    count = rewrite_file("max_registers", args[1], args[2], lambda ir: limit(ir, n))
+    if count is None:
         return 2
     print(f"{count} kernel entr{'ies' if count != 1 else 'y'} limited to {n} registers")
     return 0

@@ -276,25 +276,25 @@ function M.build(device_image, on_done)
   M.execute(M.commands.build, uri_args(buf, { deviceImage = device_image }), buf, on_done)
 end
 
---- Build if stale and run the crate of the current buffer with program arguments `args`.
-function M.run(args, on_done)
+-- `command` for the crate of the current buffer with program arguments `args` (run, profile).
+local function with_program_args(command, args, on_done)
   local extra = {}
   if args and #args > 0 then
     extra.args = args
   end
   local buf = source_buf()
-  M.execute(M.commands.run, uri_args(buf, extra), buf, on_done)
+  M.execute(command, uri_args(buf, extra), buf, on_done)
+end
+
+--- Build if stale and run the crate of the current buffer with program arguments `args`.
+function M.run(args, on_done)
+  with_program_args(M.commands.run, args, on_done)
 end
 
 --- Build if stale, run and profile the crate of the current buffer (Nsight Compute when
 --- present, else the offload runtime's timings) with program arguments `args`.
 function M.profile(args, on_done)
-  local extra = {}
-  if args and #args > 0 then
-    extra.args = args
-  end
-  local buf = source_buf()
-  M.execute(M.commands.profile, uri_args(buf, extra), buf, on_done)
+  with_program_args(M.commands.profile, args, on_done)
 end
 
 function M.run_report(on_done)
