@@ -73,8 +73,7 @@ def _load_crate(manifest: Path, report: DoctorReport, bin_name: str | None,
     """:func:`~offload_ls.toolchain.crate.load_crate` with the toolchain's rustc, and
     ``settings`` (when given) over the crate's own build settings."""
     tc = report.toolchain
-    crate = load_crate(manifest, tc.cargo, bin_name, env={"RUSTC": tc.rustc} if tc else None)
-    return settings.apply(crate) if settings is not None else crate
+    return load_crate(manifest, tc.cargo, bin_name, env={"RUSTC": tc.rustc} if tc else None, settings=settings)
 
 
 def default_device_image(report: DoctorReport) -> str:

@@ -192,3 +192,5 @@ def test_max_registers_reaches_the_ptx_from_cargo_toml_and_the_command_line(offl
     refused = build()
     assert refused.returncode == 2
     assert "[package.metadata.offload-ls]: max-registers must be an integer from 16 to 255" in refused.stderr
+    rescued = build("--max-registers", "48")  # the command line's value: Cargo.toml's is not read
+    assert rescued.returncode == 0, rescued.stderr

@@ -195,6 +195,7 @@ class GpuCommands:
         if outcome is None:
             return refusal
         self._finish(token, manifest, "cancelled" if outcome.cancelled else ("done" if outcome.ok else "failed"))
+        # a failed build removed the binary the old figures were of: they go too
         self.resources[manifest] = outcome.resources
         self.ptx_perf[manifest] = outcome.ptx_perf
         for d in outcome.diagnostics:

@@ -7,7 +7,7 @@ cargo process: callers only use this for trusted workspaces).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 from offload_ls.toolchain.fp_contract import check_value
@@ -67,17 +67,14 @@ class BuildSettings:
     fp_contract: str | None = None
     max_registers: int | None = None
 
-    def apply(self, crate: "Crate") -> "Crate":
-        """``crate`` with these settings over its own."""
-        changes = {k: v for k, v in (("fp_contract", self.fp_contract), ("max_registers", self.max_registers))
-                   if v is not None}
-        return replace(crate, **changes) if changes else crate
 
-
-def load_crate(manifest: Path, cargo: str, bin_name: str | None = None, env: dict | None = None) -> Crate:
+def load_crate(manifest: Path, cargo: str, bin_name: str | None = None, env: dict | None = None,
+               settings: BuildSettings | None = None) -> Crate:
     """Describe the package of ``manifest``.
 
     Args:
+        settings: build settings given on the command line: they win over Cargo.toml's, whose
+            values for those keys are then not read (a bad one there does not stop the build).
         bin_name: binary to build; default: the package's only binary, else its library,
             else its first binary.
 
@@ -114,8 +111,10 @@ def load_crate(manifest: Path, cargo: str, bin_name: str | None = None, env: dic
     return Crate(manifest=manifest, name=pkg["name"], root=Path(meta["workspace_root"]),
                  target_dir=Path(meta["target_directory"]), bin=chosen, lib=has_lib, roots=roots, bin_root=bin_root,
                  lib_root=lib_root,
-                 fp_contract=_setting(manifest, pkg, meta, "fp-contract", check_value) or "off",
-                 max_registers=_setting(manifest, pkg, meta, "max-registers", check_registers))
+                 fp_contract=((settings.fp_contract if settings is not None else None)
+                              or _setting(manifest, pkg, meta, "fp-contract", check_value) or "off"),
+                 max_registers=((settings.max_registers if settings is not None else None)
+                                or _setting(manifest, pkg, meta, "max-registers", check_registers)))
 
 
 def _setting(manifest: Path, pkg: dict, meta: dict, key: str, check):
