@@ -7,7 +7,6 @@ optional bundle; run: build if stale -> launch with the runtime log -> run repor
 
 from __future__ import annotations
 
-
 import hashlib
 import json
 import os

@@ -159,6 +159,30 @@ class GpuCommands:
             self.server.progress_report(token, message)
         return token, cancel, report
 
+    def image_here(self, requested: str | None, report, why: str) -> str | None:
+        """The images to build for a run on this machine: ``requested``, or ``host`` (with a
+        log line ending in ``why``) when none was asked for and there is no GPU."""
+        if requested is None and not report.gpus:
+            self.server.log(f"no GPU found: building with the host image{why}", types.MessageType.Warning)
+            return "host"
+        return requested
+
+    def after_build_and_run(self, token: str, manifest: Path, built, rep, what: str, done: str) -> dict | None:
+        """After a job that builds, then runs (``what``: run, profile; ``done``: its participle):
+        end its progress, keep the build's figures for lenses and hover, and return the refusal
+        to answer when nothing ran (cancelled during the build, or the build failed), else ``None``."""
+        self._finish(token, manifest, "no run" if rep is None else
+                     "cancelled" if rep.cancelled else ("ok" if rep.ok else "failed"))
+        self.resources[manifest] = built.resources
+        self.ptx_perf[manifest] = built.ptx_perf
+        if rep is not None:
+            return None
+        if built.cancelled:
+            return self._refuse(f"offload-ls: the {what} of {manifest.parent.name} was cancelled during its build")
+        for d in built.diagnostics:
+            self.server.log(f"[build] {d.level}: {d.message} [{d.source}]", types.MessageType.Error)
+        return self._refuse(f"offload-ls: the build failed, nothing was {done}; see the offload-ls log")
+
     def _finish(self, token: str, manifest: Path, message: str) -> None:
         self.jobs.pop(manifest, None)
         self.server.compiles.unregister_token(token)
@@ -236,10 +260,9 @@ class GpuCommands:
             if target.remote:
                 image = image or "gpu"  # the GPU is on the target
                 say(f"running on {target.describe()} (run target {target.name})")
-            elif image is None and not report.gpus:
-                self.server.log("no GPU found: building with the host image (kernels run on the CPU through "
-                                "libomptarget's Virtual Host Device)", types.MessageType.Warning)
-                image = "host"
+            else:
+                image = self.image_here(image, report, " (kernels run on the CPU through libomptarget's "
+                                                       "Virtual Host Device)")
             return run_crate(manifest, report, args.args, device=args.device if args.device is not None else s.device,
                              device_image=image, timeout=s.runTimeoutS, cancel=cancel, progress=say,
                              on_stdout=out(manifest, "stdout"), on_stderr=out(manifest, "stderr"), target=target)
@@ -248,16 +271,9 @@ class GpuCommands:
         if outcome is None:
             return refusal
         rep = outcome.report
-        self._finish(token, manifest, "no run" if rep is None else
-                     "cancelled" if rep.cancelled else ("ok" if rep.ok else "failed"))
-        self.resources[manifest] = outcome.build.resources
-        self.ptx_perf[manifest] = outcome.build.ptx_perf
-        if rep is None and outcome.build.cancelled:
-            return self._refuse(f"offload-ls: the run of {manifest.parent.name} was cancelled during its build")
-        if rep is None:
-            for d in outcome.build.diagnostics:
-                self.server.log(f"[build] {d.level}: {d.message} [{d.source}]", types.MessageType.Error)
-            return self._refuse("offload-ls: the build failed, nothing was run; see the offload-ls log")
+        refusal = self.after_build_and_run(token, manifest, outcome.build, rep, "run", "run")
+        if refusal is not None:
+            return refusal
         self.reports[manifest] = rep
         self.server.log(rep.render(), types.MessageType.Info if rep.ok else types.MessageType.Warning)
         if rep.cancelled:
@@ -321,6 +337,7 @@ class GpuCommands:
                            *profile.main_lenses(self, uri, manifest, rng)]
         rep = self.reports.get(manifest) if manifest else None
         per_kernel = rep.log.per_kernel() if rep else {}
+        profiled = profile.figures(self, manifest)
         for k in analysis.kernels:
             rng = to_range(doc.line_index, k.name_span, enc)
             lenses.append(types.CodeLens(range=rng, command=types.Command("Build for GPU", BUILD, arguments=[{"uri": uri}])))
@@ -330,9 +347,9 @@ class GpuCommands:
                          f"→ {human_bytes(figs['h2d_bytes'])} ← {human_bytes(figs['d2h_bytes'])}, "
                          f"run {rep.seconds:.2f} s")
                 lenses.append(types.CodeLens(range=rng, command=types.Command(title, REPORT, arguments=[{"uri": uri}])))
-            profiled = profile.kernel_lens(self, uri, manifest, k.name, rng)
-            if profiled is not None:
-                lenses.append(profiled)
+            lens = profile.kernel_lens(profiled, uri, k.name, rng)
+            if lens is not None:
+                lenses.append(lens)
             for perf in instances(self.ptx_perf.get(manifest, []) if manifest else [], k.name):
                 if perf.unfused or perf.bounds_checks:
                     lenses.append(self._ptx_lens(perf, k.name, uri, rng))

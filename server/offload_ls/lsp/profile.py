@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import attrs
 from lsprotocol import types
 
-from offload_ls.gpu.profile import ProfileReport, per_kernel, render
+from offload_ls.gpu.profile import KernelSummary, ProfileReport, per_kernel, render
 
 if TYPE_CHECKING:
     from offload_ls.lsp.commands import GpuCommands
@@ -47,28 +47,19 @@ async def profile(gpu: "GpuCommands", args: ProfileArgs) -> dict:
     s = gpu.server.settings
 
     def work(manifest, report, cancel, say):
-        image = args.deviceImage or s.deviceImage
-        if image is None and not report.gpus:
-            gpu.server.log("no GPU found: building with the host image; only the offload runtime's timings "
-                           "can be measured (kernels run on the CPU)", types.MessageType.Warning)
-            image = "host"
+        image = gpu.image_here(args.deviceImage or s.deviceImage, report,
+                               "; only the offload runtime's timings can be measured (kernels run on the CPU)")
         return profile_crate(manifest, report, args.args, device=args.device if args.device is not None else s.device,
                              device_image=image, timeout=s.runTimeoutS, cancel=cancel, progress=say)
 
     outcome, manifest, token, refusal = await gpu.job(args.uri, "Profile", "profile failed", work)
     if outcome is None:
         return refusal
-    rep, prof = outcome.report, outcome.profile
-    gpu._finish(token, manifest, "no run" if rep is None else
-                "cancelled" if rep.cancelled else ("ok" if rep.ok else "failed"))
-    gpu.resources[manifest] = outcome.build.resources
-    gpu.ptx_perf[manifest] = outcome.build.ptx_perf
-    if outcome.build.cancelled:
-        return gpu._refuse(f"offload-ls: the profile of {manifest.parent.name} was cancelled during its build")
-    if rep is None or prof is None:
-        for d in outcome.build.diagnostics:
-            gpu.server.log(f"[build] {d.level}: {d.message} [{d.source}]", types.MessageType.Error)
-        return gpu._refuse("offload-ls: the build failed, nothing was profiled; see the offload-ls log")
+    prof = outcome.profile
+    rep = outcome.report if prof is not None else None  # (profile_crate gives both or neither)
+    refusal = gpu.after_build_and_run(token, manifest, outcome.build, rep, "profile", "profiled")
+    if refusal is not None:
+        return refusal
     gpu.reports[manifest] = rep
     gpu.profiles[manifest] = prof
     text = render(prof) + "\n\n" + rep.render()
@@ -95,11 +86,16 @@ def main_lenses(gpu: "GpuCommands", uri: str, manifest: Path | None, rng: types.
     return out
 
 
-def kernel_lens(gpu: "GpuCommands", uri: str, manifest: Path | None, kernel: str,
-                rng: types.Range) -> types.CodeLens | None:
-    """The last profile's figures of ``kernel`` as a lens on its name (``rng``), if it was profiled."""
+def figures(gpu: "GpuCommands", manifest: Path | None) -> dict[str, KernelSummary]:
+    """Kernel name -> the last profile's figures of the crate (empty without a profile)."""
     prof = gpu.profiles.get(manifest) if manifest else None
-    s = per_kernel(prof).get(kernel) if prof is not None else None
+    return per_kernel(prof) if prof is not None else {}
+
+
+def kernel_lens(figures: dict[str, KernelSummary], uri: str, kernel: str, rng: types.Range) -> types.CodeLens | None:
+    """The profile ``figures`` (:func:`figures`) of ``kernel`` as a lens on its name (``rng``),
+    if it was profiled."""
+    s = figures.get(kernel)
     if s is None:
         return None
     return types.CodeLens(range=rng, command=types.Command(s.lens_title(), PROFILE, arguments=[{"uri": uri}]))
@@ -107,8 +103,8 @@ def kernel_lens(gpu: "GpuCommands", uri: str, manifest: Path | None, kernel: str
 
 def hover_markdown(gpu: "GpuCommands", manifest: Path | None, kernel: str) -> str:
     """The last profile's figures of ``kernel`` as Markdown (``""`` when it was not profiled)."""
-    prof = gpu.profiles.get(manifest) if manifest else None
-    s = per_kernel(prof).get(kernel) if prof is not None else None
+    s = figures(gpu, manifest).get(kernel)
     if s is None:
         return ""
+    prof = gpu.profiles[manifest]
     return f"\n\n**Profile** ({prof.source}" + (f", {prof.gpu}" if prof.gpu else "") + ", last run):\n" + s.markdown()

@@ -108,13 +108,12 @@ def load_crate(manifest: Path, cargo: str, bin_name: str | None = None, env: dic
                      and t.get("src_path")), None)
     lib_root = next((Path(t["src_path"]) for t in pkg["targets"] if t.get("src_path")
                      and any(k in ("lib", "rlib", "cdylib", "staticlib") for k in t["kind"])), None)
+    given = settings or BuildSettings()
     return Crate(manifest=manifest, name=pkg["name"], root=Path(meta["workspace_root"]),
                  target_dir=Path(meta["target_directory"]), bin=chosen, lib=has_lib, roots=roots, bin_root=bin_root,
                  lib_root=lib_root,
-                 fp_contract=((settings.fp_contract if settings is not None else None)
-                              or _setting(manifest, pkg, meta, "fp-contract", check_value) or "off"),
-                 max_registers=((settings.max_registers if settings is not None else None)
-                                or _setting(manifest, pkg, meta, "max-registers", check_registers)))
+                 fp_contract=given.fp_contract or _setting(manifest, pkg, meta, "fp-contract", check_value) or "off",
+                 max_registers=given.max_registers or _setting(manifest, pkg, meta, "max-registers", check_registers))
 
 
 def _setting(manifest: Path, pkg: dict, meta: dict, key: str, check):

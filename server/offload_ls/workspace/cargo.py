@@ -75,12 +75,11 @@ def load_cargo_config(path: Path, stop: Path | None = None) -> CargoConfig:
         return cfg
     for ol, where_path, key in _offload_ls_tables(manifest, data, stop, cfg.problems):
         if isinstance(ol, dict):  # run targets and build settings share the table
-            for k in ol:
-                near = _misspelled_setting(k)
-                if near is not None:
-                    cfg.problems.append(f"{where_path}: [{key}.metadata.offload-ls]: unknown key `{k}`; "
-                                        f"did you mean the build setting `{near}`?")
-            ol = {k: v for k, v in ol.items() if k not in NON_RULE_KEYS and _misspelled_setting(k) is None}
+            misspelled = {k: near for k in ol if (near := _misspelled_setting(k)) is not None}
+            for k, near in misspelled.items():
+                cfg.problems.append(f"{where_path}: [{key}.metadata.offload-ls]: unknown key `{k}`; "
+                                    f"did you mean the build setting `{near}`?")
+            ol = {k: v for k, v in ol.items() if k not in NON_RULE_KEYS and k not in misspelled}
         levels, problems = parse_rule_levels(ol, f"{where_path}: [{key}.metadata.offload-ls]")
         cfg.levels.update(levels)
         cfg.problems += problems
