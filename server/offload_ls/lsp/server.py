@@ -70,6 +70,11 @@ CONFIG_TIMEOUT_S = 10.0
 #: seconds before re-analysing after file-system events and crate-wide changes (a burst of
 #: them, as a `git checkout` makes, becomes one analysis per file)
 BACKGROUND_DELAY_S = 0.15
+#: methods whose message hooks the warm-up generates (:meth:`OffloadLanguageServer._warm_up`)
+HOT_METHODS = (types.TEXT_DOCUMENT_DID_OPEN, types.TEXT_DOCUMENT_DID_CHANGE, types.TEXT_DOCUMENT_DID_SAVE,
+               types.TEXT_DOCUMENT_DID_CLOSE, types.TEXT_DOCUMENT_HOVER, types.TEXT_DOCUMENT_CODE_ACTION,
+               types.TEXT_DOCUMENT_CODE_LENS)
+
 #: most seconds `initialize` waits for the warm-up analysis (analysis/engine.py ``warm_up``)
 WARM_UP_TIMEOUT_S = 10.0
 #: Environment variables naming programs that cargo starts (checked by program_refusal).
@@ -250,7 +255,7 @@ class OffloadLanguageServer(LanguageServer):
         self.client_watches_files = False
         self._scan_task: asyncio.Task | None = None
         # import the rules and compile the queries while the client starts up
-        self._warmed = self.doc_pool.submit(self._warm_up)
+        self._warmed = self.doc_pool.submit(self._warm_up, self.protocol._converter)
         #: file on disk -> how many analyses of it were asked for (a result read before the
         #: latest request is not published: it would replace newer diagnostics)
         self._disk_generation: dict[Path, int] = {}
@@ -453,11 +458,24 @@ class OffloadLanguageServer(LanguageServer):
             log.warning("warm-up not done within %s s", WARM_UP_TIMEOUT_S)
 
     @staticmethod
-    def _warm_up() -> None:
+    def _warm_up(converter) -> None:
+        """Import the rules, compile the queries, and have cattrs generate the (un)structure
+        hooks of the messages of every keystroke (5-8 ms each when first used: the first
+        ``didOpen``, ``didChange`` and ``publishDiagnostics`` waited for them)."""
         try:
             warm_up()
         except Exception:  # noqa: BLE001 - the real analyses report their own failures
             log.exception("warm-up analysis failed")
+        try:
+            for method in HOT_METHODS:
+                request, response = types.METHOD_TO_TYPES[method][:2]
+                converter.get_structure_hook(request)
+                if response is not None:
+                    converter.get_unstructure_hook(response)
+            for sent in (types.PublishDiagnosticsNotification, types.LogMessageNotification):
+                converter.get_unstructure_hook(sent)
+        except Exception:  # noqa: BLE001 - only the first message of each kind pays
+            log.exception("warm-up of the message converters failed")
 
     def report_settings_problems(self, problems: list[str]) -> None:
         """Each problem to ``window/logMessage``; one ``showMessage`` warning for a new set."""
