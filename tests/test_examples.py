@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from tree_sitter import Node
 
-from helpers import located, lint
+from helpers import lint
 from offload_ls.analysis.engine import analyze_source
 from offload_ls.analysis.model import Finding, Span
 from offload_ls.analysis.rules import all_rules

@@ -31,7 +31,6 @@ from offload_ls.analysis.std_names import (
 )
 from offload_ls.analysis.suppress import Suppression, SuppressionIndex
 from offload_ls.analysis.units import UNIT_QUERIES, split_units
-from offload_ls.resources import data_dir
 from offload_ls.syntax.parse import ParsedFile, TextEdit, parse
 from offload_ls.syntax.queries import captures, captures_many
 from offload_ls.syntax.text import LineIndex
@@ -102,13 +101,14 @@ TWO_KERNELS = dedent(
 
 
 def unindexed(place: str, kernel: str, compound: bool = False) -> str:
+    """The finding's text for a kernel that reads no thread index (those of this file)."""
     indexed = place.split("[")[0] + "[i]"
+    fix = ("the kernel reads no thread index at all, so its threads cannot be told apart: launch it with one "
+           f"thread, or read the thread index and index with it (`{indexed}`)")
     if compound:
-        race = ("the read-modify-write of one thread overwrites the others', so updates are lost); index "
-                f"with the thread index (`{indexed}`), or accumulate with an atomic or a reduction")
+        race = f"the read-modify-write of one thread overwrites the others', so updates are lost); {fix}"
     else:
-        race = (f"which thread's value remains is unspecified); index with the thread index (`{indexed}`), "
-                f"or let a single thread write (`if i == 0 {{ .. }}`)")
+        race = f"which thread's value remains is unspecified); {fix}"
     return (f"every GPU thread writes `{place}`: the place does not depend on the thread index, so all "
             f"threads of a launch of kernel `{kernel}` store to the same element of `y` (a data race: {race}")
 

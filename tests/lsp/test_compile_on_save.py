@@ -4,7 +4,6 @@ hints, and the workspace-trust gate (audited: no compiler starts untrusted)."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import stat
 from pathlib import Path

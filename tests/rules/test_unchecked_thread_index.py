@@ -14,15 +14,21 @@ HEAD = ("`{var}` comes from the thread index and is used in `{use}` without a bo
         "covers more threads than elements (grid × block > len), the extra threads ")
 SAFE = "index past the end and the bounds check panics (on the GPU: a trap that aborts the kernel)"
 RAW = "read or write out of bounds without any check (undefined behavior)"
-TAIL = "; guard it with `{guard}` or return early when it is out of range"
+TAIL = "; guard it with `{guard}`{count} or return early when it is out of range"
+
+
+def tail(guard):
+    """The message's advice; a guard on `n` (a buffer without a length) says what `n` is."""
+    count = " (`n`: the element count, a kernel argument)" if guard.endswith(" < n { .. }") else ""
+    return TAIL.format(guard=guard, count=count)
 
 
 def safe(var, use, guard):
-    return HEAD.format(var=var, use=use) + SAFE + TAIL.format(guard=guard)
+    return HEAD.format(var=var, use=use) + SAFE + tail(guard)
 
 
 def raw(var, use, guard):
-    return HEAD.format(var=var, use=use) + RAW + TAIL.format(guard=guard)
+    return HEAD.format(var=var, use=use) + RAW + tail(guard)
 
 
 def weak(var, use, check, below, guard, *more):
@@ -31,10 +37,10 @@ def weak(var, use, check, below, guard, *more):
         checks = "`, `".join((check, *more))
         return (f"`{var}` comes from the thread index and is used in `{use}`, and the checks `{checks}` do not "
                 f"keep it below {below}: when the launch covers more threads than elements, the extra threads "
-                f"that pass the checks " + SAFE + TAIL.format(guard=guard))
+                f"that pass the checks " + SAFE + tail(guard))
     return (f"`{var}` comes from the thread index and is used in `{use}`, and the check `{check}` does not keep "
             f"it below {below}: when the launch covers more threads than elements, the extra threads that pass "
-            f"the check " + SAFE + TAIL.format(guard=guard))
+            f"the check " + SAFE + tail(guard))
 
 
 TID = "let i = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;"

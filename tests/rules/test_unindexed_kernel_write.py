@@ -19,22 +19,33 @@ def msg(place, kernel, param, fix):
     )
 
 
-def plain(place, kernel, param, indexed):
+#: the advice when the kernel reads no thread index anywhere
+NO_INDEX = ("the kernel reads no thread index at all, so its threads cannot be told apart: launch it with "
+            "one thread, or read the thread index and ")
+
+
+def plain(place, kernel, param, indexed, reads_index=True):
+    if not reads_index:
+        return msg(place, kernel, param, f"which thread's value remains is unspecified); {NO_INDEX}index with "
+                                         f"it (`{indexed}`)")
     return msg(place, kernel, param,
                f"which thread's value remains is unspecified); index with the thread index (`{indexed}`), "
                f"or let a single thread write (`if i == 0 {{ .. }}`)")
 
 
-def compound(place, kernel, param, indexed):
+def compound(place, kernel, param, indexed, reads_index=True):
+    if not reads_index:
+        return msg(place, kernel, param, f"the read-modify-write of one thread overwrites the others', so updates "
+                                         f"are lost); {NO_INDEX}index with it (`{indexed}`)")
     return msg(place, kernel, param,
                f"the read-modify-write of one thread overwrites the others', so updates are lost); index "
                f"with the thread index (`{indexed}`), or accumulate with an atomic or a reduction")
 
 
-SCALAR_SET = msg("*p", "k", "p", "which thread's value remains is unspecified); let a single thread write "
-                 "(`if i == 0 { .. }`)")
+SCALAR_SET = msg("*p", "k", "p", "which thread's value remains is unspecified); " + NO_INDEX + "let a single "
+                 "thread write")
 SCALAR_ADD = msg("*q", "k", "q", "the read-modify-write of one thread overwrites the others', so updates "
-                 "are lost); let a single thread write (`if i == 0 { .. }`), or accumulate with an atomic")
+                 "are lost); " + NO_INDEX + "let a single thread write")
 
 TID = "let i = unsafe { (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize };"
 
@@ -46,7 +57,7 @@ CASES = [
             y[0] = 1.0;
         }
         """,
-        [(3, 5, 3, 9, plain("y[0]", "k", "y", "y[i]"))],
+        [(3, 5, 3, 9, plain("y[0]", "k", "y", "y[i]", False))],
         id="literal-index",
     ),
     pytest.param(
@@ -59,8 +70,8 @@ CASES = [
         }
         """,
         [
-            (4, 5, 4, 9, compound("y[K]", "k", "y", "y[i]")),
-            (5, 5, 5, 13, plain("y[K - 1]", "k", "y", "y[i]")),
+            (4, 5, 4, 9, compound("y[K]", "k", "y", "y[i]", False)),
+            (5, 5, 5, 13, plain("y[K - 1]", "k", "y", "y[i]", False)),
         ],
         id="constant-index-and-arithmetic",
     ),
@@ -72,7 +83,7 @@ CASES = [
             y[*m] = 2.0;
         }
         """,
-        [(3, 5, 3, 10, plain("y[*n]", "k", "y", "y[i]"))],
+        [(3, 5, 3, 10, plain("y[*n]", "k", "y", "y[i]", False))],
         id="index-read-from-a-shared-reference-parameter",
     ),
     pytest.param(
@@ -139,7 +150,7 @@ CASES = [
             unsafe { (*out)[3] = 2.0; }
         }
         """,
-        [(3, 14, 3, 23, plain("(*out)[3]", "k", "out", "(*out)[i]"))],
+        [(3, 14, 3, 23, plain("(*out)[3]", "k", "out", "(*out)[i]", False))],
         id="raw-pointer-to-array",
     ),
     pytest.param(
@@ -164,8 +175,8 @@ CASES = [
         }
         """,
         [
-            (5, 5, 5, 9, compound("y[j]", "k", "y", "y[i]")),
-            (6, 5, 6, 18, plain("y[m as usize]", "k", "y", "y[i]")),
+            (5, 5, 5, 9, compound("y[j]", "k", "y", "y[i]", False)),
+            (6, 5, 6, 18, plain("y[m as usize]", "k", "y", "y[i]", False)),
         ],
         id="let-bound-constant-index",
     ),
@@ -176,7 +187,7 @@ CASES = [
             y[n] = 1.0;
         }
         """,
-        [(3, 5, 3, 9, plain("y[n]", "k", "y", "y[i]"))],
+        [(3, 5, 3, 9, plain("y[n]", "k", "y", "y[i]", False))],
         id="kernel-parameter-is-the-same-for-every-thread",
     ),
     pytest.param(
@@ -186,7 +197,7 @@ CASES = [
             *out.add(2) = 1.0;
         }
         """,
-        [(3, 5, 3, 16, plain("*out.add(2)", "k", "out", "*out.add(i)"))],
+        [(3, 5, 3, 16, plain("*out.add(2)", "k", "out", "*out.add(i)", False))],
         id="rust-cuda-pointer-offset",
     ),
     pytest.param(
@@ -211,7 +222,7 @@ CASES = [
             out[0] = 1.0;
         }
         """,
-        [(3, 5, 3, 11, plain("out[0]", "k", "out", "out[i]"))],
+        [(3, 5, 3, 11, plain("out[0]", "k", "out", "out[i]", False))],
         id="cubecl",
     ),
     # ---------------------------------------------------------------- not reported
@@ -357,7 +368,7 @@ CASES = [
             core::intrinsics::offload(k, [1, 1, 1], [4, 1, 1], (&mut y,));
         }
         """,
-        [(3, 5, 3, 9, plain("y[0]", "k", "y", "y[i]"))],
+        [(3, 5, 3, 9, plain("y[0]", "k", "y", "y[i]", False))],
         id="one-launch-of-several-threads",
     ),
     pytest.param(
@@ -368,7 +379,7 @@ CASES = [
             y[0] = 1.0;
         }
         """,
-        [(4, 5, 4, 9, plain("y[0]", "k", "y", "y[i]"))],
+        [(4, 5, 4, 9, plain("y[0]", "k", "y", "y[i]", False))],
         id="syntax-error-in-kernel",
     ),
     pytest.param(

@@ -10,7 +10,6 @@ after they were re-parented away from the server.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from rawlsp import RawLsp, descendants
+from rawlsp import descendants
 from stress_helpers import copy_fixture, executable, toolchain_or_skip
 
 SHELLS = {"sh", "bash", "dash", "zsh", "fish", "ksh", "busybox"}

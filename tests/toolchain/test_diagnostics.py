@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from offload_ls.toolchain.diagnostics import CompilerDiagnostic, SpanRef, find_ice, merge, parse_cargo_output
+from offload_ls.toolchain.diagnostics import SpanRef, find_ice, merge, parse_cargo_output
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path("/crate")

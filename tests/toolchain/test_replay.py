@@ -2,7 +2,6 @@
 
 import asyncio
 import os
-import shutil
 from pathlib import Path
 
 import pytest

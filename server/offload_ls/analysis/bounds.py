@@ -62,6 +62,10 @@ class Guard:
     adj: int = 0
     #: the nodes are in the function's own tree (not re-parsed from an ``assert!``'s tokens)
     local: bool = True
+    #: ``expr != bound + 1`` instead (``bound`` holds the excluded value plus one): an early
+    #: exit on ``i == n - 1``; only :func:`guards_at` reads it, to tighten ``i < n`` to
+    #: ``i < n - 1`` (:func:`_tightened`)
+    ne: bool = False
 
 
 def _named(node: Node) -> list[Node]:
@@ -236,6 +240,9 @@ def conditions(cond: Node, holds: bool, fold, out: list[Guard], depth: int = 0,
     elif op == "==":  # i == k: bounded by k + 1 (and from below by k)
         _less(left, right, 1, fold, out)
         _less(right, left, 1, fold, out)
+    elif op == "!=":  # i != k (an early exit on `i == k`): tightens `i < k + 1` (_tightened)
+        s, b = affine(left, fold), affine(right, fold)
+        out.append(Guard(s, Affine(b.key, b.off + 1), False, left, right, 1, ne=True))
 
 
 def _less(small: Node, big: Node, adj: int, fold, out: list[Guard]) -> None:
@@ -368,6 +375,25 @@ def guards_at(use: Node, body: Node, fold, exits: frozenset[str] = frozenset(),
     while above is not None:
         level, above = above
         out.extend(level)
+    return _tightened(out) if any(g.ne for g in out) else out
+
+
+def _tightened(guards: list[Guard]) -> list[Guard]:
+    """``guards`` without the ``!=`` facts (:attr:`Guard.ne`), each used to tighten the upper
+    bound it excludes the top value of: ``i < n`` and ``i != n - 1`` (``if i >= n ||
+    i == n - 1 { return; }``, a stencil's last point) give ``i < n - 1``."""
+    ne = [g for g in guards if g.ne]
+    out = [g for g in guards if not g.ne]
+    for k, g in enumerate(out):
+        if g.lower:
+            continue
+        for x in ne:
+            # both as `key < bound + off`: g says expr.key < g.bound - g.expr.off, x excludes
+            # expr.key == x.bound - 1 - x.expr.off
+            if x.expr.key == g.expr.key and x.bound.key == g.bound.key and \
+                    x.bound.off - x.expr.off == g.bound.off - g.expr.off:
+                g = dataclasses.replace(g, bound=Affine(g.bound.key, g.bound.off - 1), adj=g.adj - 1)
+        out[k] = g
     return out
 
 
@@ -756,6 +782,12 @@ class _Unknown:
 UNKNOWN = _Unknown()
 
 
+def _counts_elements(p: Poly) -> bool:
+    """Is a row number's bound ``p`` a buffer's ``.len()`` (an element count, not a row
+    count: ``x[nc * i + 2]`` under ``i < x.len()`` reads past the end for any ``nc``)?"""
+    return any(sym.endswith(".len()") for m in p for sym in m)
+
+
 def _is_const(p: Poly) -> bool:
     return all(m == () for m, c in p.items() if c)
 
@@ -869,7 +901,7 @@ class _Bounds:
                 return found
             m = _method_call(node)
             if m is not None and m[0] in _DIVISIONS:
-                return UNKNOWN  # a quotient (CubeCL `FastDivmod::div_mod`): its bound is not worked out
+                return UNKNOWN  # a quotient or remainder (CubeCL `FastDivmod::div_mod`): not worked out
             if m is not None and m[0] in ("wrapping_add", "wrapping_mul") and len(m[2]) == 1:
                 # integer arithmetic spelled as methods (`_block_dim_x().wrapping_mul(_block_idx_x())
                 # .wrapping_add(_thread_idx_x())`); an index never reaches the wrap
@@ -882,6 +914,8 @@ class _Bounds:
                 # a function of the position (`layout.to_source_pos(ABSOLUTE_POS)`, a helper that
                 # maps it into range): what it returns is not worked out
                 return UNKNOWN
+        if t == "field_expression" and self._reduced_vector(node):
+            return UNKNOWN
         key = canon(node)
         if sign != 0:
             guarded = self._guarded(node, key, sign, depth)
@@ -915,6 +949,14 @@ class _Bounds:
         if t not in ("identifier", "field_expression", "self", "scoped_identifier", "call_expression"):
             return UNKNOWN
         return {(key,): 1}
+
+    def _reduced_vector(self, node: Node) -> bool:
+        """``p.y`` with ``let p = gid.xy().rem(size)``: a component of a vector reduced with a
+        quotient or remainder method (rust-gpu shaders on glam vectors): not worked out."""
+        value = strip(node.child_by_field_name("value") or node)
+        bound = self.resolve(value) if value.type == "identifier" else None
+        m = _method_call(strip(bound)) if bound is not None else None
+        return m is not None and m[0] in _DIVISIONS
 
     def _from_flat(self, node: Node, key: str, depth: int) -> Poly | None:
         """An upper bound of a thread coordinate that only a flat guard bounds: under
@@ -993,7 +1035,7 @@ class _Bounds:
                 return UNKNOWN
             extra: list[Guard] = []
             conditions(cond, holds, self.fold, extra)
-            sub = _Bounds(self.guards + extra, self.fold, self.resolve, self.is_thread)
+            sub = _Bounds(self.guards + [g for g in extra if not g.ne], self.fold, self.resolve, self.is_thread)
             values.append(sub.of(tail, 1, depth + 1))
         a, b = values
         if a is UNKNOWN or b is UNKNOWN:
@@ -1008,7 +1050,8 @@ class _Bounds:
     def linear(self, node: Node, depth: int = 0) -> bool:
         """``a * s + w`` (``let``s followed) with ``s`` the same for every thread and both
         ``a`` and ``w`` bounded from above: a row-major index whose row stride the code
-        knows (``row * input.stride(0) + col`` under ``row < rows`` and ``col < cols``)."""
+        knows (``row * input.stride(0) + col`` under ``row < rows`` and ``col < cols``), the
+        row not bounded by a ``.len()`` (that counts elements: :func:`_counts_elements`)."""
         if depth > 8:
             return False
         node = strip(node)
@@ -1023,7 +1066,8 @@ class _Bounds:
             # a row's start, `row * n` under `row < rows` (the column term is 0)
             m = self._product(node, depth)
             if m is not None and not self.is_thread(m[1]) and _constant(strip(m[1]), self.fold) is None:
-                return isinstance(self.of(m[0], 1), dict)
+                amax = self.of(m[0], 1)
+                return isinstance(amax, dict) and not _counts_elements(amax)
             return False
         if op is None or op.type != "+" or left is None or right is None:
             return False
@@ -1035,7 +1079,8 @@ class _Bounds:
             if self.is_thread(stride) or _constant(strip(stride), self.fold) is not None:
                 continue
             amax, wmax = self.of(a, 1), self.of(w, 1)
-            if isinstance(amax, dict) and isinstance(wmax, dict) and not self._wrong_stride(amax, wmax, stride, w):
+            if isinstance(amax, dict) and isinstance(wmax, dict) and not _counts_elements(amax) \
+                    and not self._wrong_stride(amax, wmax, stride, w):
                 return True
         return False
 
@@ -1102,7 +1147,10 @@ class _Bounds:
 #: Methods whose value is a quotient of their receiver or argument (its bound, like that of
 #: ``i / w``, is not worked out): CubeCL's ``FastDivmod::div_mod`` / ``div`` (burn-cubecl's
 #: index kernels), the integer ``div_euclid`` / ``checked_div`` / ``wrapping_div``.
-_DIVISIONS = frozenset({"div_mod", "div", "div_euclid", "checked_div", "wrapping_div", "div_ceil"})
+#: Methods whose result is a quotient or a remainder (``i.rem(n)`` is ``i % n``, also on glam
+#: vectors in rust-gpu shaders): like ``/`` and ``%``, their bound is not worked out.
+_DIVISIONS = frozenset({"div_mod", "div", "div_euclid", "checked_div", "wrapping_div", "div_ceil",
+                        "rem", "rem_euclid", "wrapping_rem", "checked_rem"})
 
 
 def _combine(a, b, op):

@@ -683,6 +683,11 @@ class ThreadFlow:
         of many blocks."""
         return bool(self._sources_by_kind["global"] or self._params_by_kind["global"])
 
+    def uses_index(self) -> bool:
+        """Does the function read any thread index (an intrinsic, a builtin parameter)?
+        One that does not cannot tell its threads apart."""
+        return bool(self._sources_by_kind["all"] or self._params_by_kind["all"])
+
     def assignments(self, name: str) -> list[Node]:
         """Right-hand sides of the assignments (``=``, ``+=``, ..) to the plain variable
         ``name`` in this function, in document order."""

@@ -24,6 +24,9 @@ ALLOC_MACROS = frozenset({"format", "vec"})
 #: ... heap-owning types, as types and as path roots.
 HEAP_TYPES = frozenset({"Vec", "Box", "String", "Rc", "Arc", "HashMap", "HashSet", "BTreeMap",
                         "BTreeSet", "VecDeque"})
+#: ... the heap types the `alloc` crate has (a `#![no_std]` crate with an allocator can use
+#: them; `HashMap` / `HashSet` are `std`'s only).
+ALLOC_CRATE_TYPES = frozenset({"Vec", "Box", "String", "Rc", "Arc", "BTreeMap", "BTreeSet", "VecDeque"})
 #: Names whose local definition (``struct Vec``, ``macro_rules! println``) changes what
 #: host_only_api_in_kernel reports.
 HOST_ONLY_NAMES = PRINT_MACROS | ALLOC_MACROS | HEAP_TYPES

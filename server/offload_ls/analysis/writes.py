@@ -327,14 +327,23 @@ def _has_arm_guard(match: Node) -> bool:
 _MUTABLE_KINDS = ("mut_ref", "mut_ptr")
 
 
+def marker_words(marker: str) -> frozenset[str]:
+    """The identifier-like words of a marker attribute's text (``#[kernel(threads(1),
+    elementwise)]`` -> ``kernel``, ``threads``, ``1``, ``elementwise``)."""
+    return frozenset("".join(ch if ch.isalnum() or ch == "_" else " " for ch in marker).split())
+
+
 def writable_params(ctx, kernel) -> dict[str, Param]:
     """The kernel's parameters it can write a buffer through, by name: ``&mut T``, ``*mut
     T`` and the ecosystem profile's ``mutable_param_types`` (krnl ``UnsafeSlice``), but not
     those that give each thread its own element (``per_thread_param_attrs``: krnl
-    ``#[item] y: &mut f32``) nor block-shared memory (``shared_param_attrs``: rust-gpu
+    ``#[item] y: &mut f32``; ``per_thread_marker_words``: an ``elementwise`` kernel's
+    ``&mut T``) nor block-shared memory (``shared_param_attrs``: rust-gpu
     ``#[spirv(workgroup)]``, krnl ``#[group]``)."""
     prof = ctx.profile(kernel)
     out = {}
+    elementwise = bool(prof.per_thread_marker_words) and not prof.per_thread_marker_words.isdisjoint(
+        marker_words(kernel.marker))
     for p in kernel.params:
         base = p.type_text.split("<", 1)[0].rsplit("::", 1)[-1].strip()
         if p.kind not in _MUTABLE_KINDS and base not in prof.mutable_param_types:
@@ -342,6 +351,8 @@ def writable_params(ctx, kernel) -> dict[str, Param]:
         skip = prof.per_thread_param_attrs | prof.shared_param_attrs
         if skip and skip.intersection(p.attrs):
             continue  # one element per thread, or block-shared memory (not a launch-wide buffer)
+        if elementwise and p.kind == "mut_ref" and not p.type_text.lstrip("&").lstrip().removeprefix("mut").lstrip().startswith("["):
+            continue  # krnl `elementwise`: `y: &mut u64` is the thread's own element
         type_node = ctx.node(p.type_span)
         if type_node is not None and any(node_text(t).startswith("Atomic") for t in identifier_nodes(type_node, "type_identifier")):
             continue  # `&mut [AtomicF32]`: its `+=` / stores are atomic operations (autograph's shaders)

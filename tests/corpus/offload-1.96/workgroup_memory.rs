@@ -40,5 +40,28 @@ pub extern "gpu-kernel" fn reverse_tiles(x: &[f32; N], y: &mut [f32; N]) {
     }
 }
 
+//@ case: correct
+// Two halves of the workgroup memory as element pointers, made in their own `let`s (a cast,
+// then an offset of the cast): still block-shared memory, dereferenced as the idiom.
+#[cfg(not(target_os = "linux"))]
+#[rustc_offload_kernel]
+pub extern "gpu-kernel" fn pair_sums(x: &[f32; N], y: &mut [f32; N]) {
+    let t = workitem_id_x() as usize;
+    let g = workgroup_id_x() as usize * TILE + t;
+    let raw = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<[u8; 2 * TILE * 4]>();
+    let lo = raw as *mut f32;
+    let hi = unsafe { lo.add(TILE) };
+    if t < TILE && g < N {
+        unsafe {
+            *lo.add(t) = x[g];
+            *hi.add(t) = 2.0 * x[g];
+        }
+    }
+    s_barrier();
+    if t < TILE && g < N {
+        y[g] = unsafe { *lo.add(TILE - 1 - t) + *hi.add(t) };
+    }
+}
+
 #[cfg(target_os = "linux")]
 fn main() {}

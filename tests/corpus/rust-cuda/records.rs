@@ -48,3 +48,28 @@ pub unsafe fn swap_pairs(src: &[u32], dst: *mut u32) {
         *dst.add(base) = src[base + 1]; //~ WARN unchecked_thread_index //~ WARN unchecked_thread_index
     }
 }
+
+//@ case: hazard unchecked_thread_index
+// A runtime channel count: one pixel of `channels` bytes per thread, but the guard counts the
+// bytes of `rgb` (its `.len()`), not pixels, so the threads past `len / channels` read past the end.
+#[kernel]
+pub unsafe fn luminance(rgb: &[u8], luma: *mut u8, channels: u32) {
+    let p = thread::index_1d() as usize;
+    if p < rgb.len() {
+        let c = channels as usize;
+        let g = rgb[c * p + 1] as u32; //~ WARN unchecked_thread_index
+        *luma.add(p) = g as u8;
+    }
+}
+
+//@ case: correct
+// The same with the pixel count passed by the host as the guard.
+#[kernel]
+pub unsafe fn luminance_px(rgb: &[u8], luma: *mut u8, channels: u32, pixels: usize) {
+    let p = thread::index_1d() as usize;
+    if p < pixels {
+        let c = channels as usize;
+        let g = rgb[c * p + 1] as u32;
+        *luma.add(p) = g as u8;
+    }
+}

@@ -87,8 +87,17 @@ class Profile:
             (rustc offload's host pass: ``&T`` to, ``&mut T`` tofrom).
         device_macros: host-looking macros the ecosystem provides on the device
             (cuda_std ``println!``).
+        device_libraries: crates (import roots) that provide host-looking macros on the
+            device when a file uses them -> those macros (amdgpu-rs's
+            ``amdgpu_device_libs``: ``println!`` through a host call).
+        allocator_roots: import roots that show the device crate has an allocator, so the
+            ``alloc`` crate's types and ``format!`` / ``vec!`` build (``extern crate alloc``
+            in a ``#![no_std]`` kernel crate: without a ``#[global_allocator]`` it does not
+            link; ``amdgpu_device_libs`` brings one).
         device_types: host-looking types the ecosystem provides on the device (cuda_std's
             prelude re-exports alloc's ``Vec``).
+        host_param_attrs: parameter attribute words of values the host consumes while it
+            builds the kernel, never passed to the device (CubeCL ``#[comptime] data: Vec<u32>``).
         host_macros: macros whose arguments run on the host while the kernel is built
             (CubeCL ``comptime!``): nothing inside them is device code.
         exits: macros that end the thread (CubeCL ``terminate!``), as ``return`` does.
@@ -104,6 +113,9 @@ class Profile:
             kernel declares none (CubeCL ``CubeDim::default()`` is 16 x 16 x 1).
         per_thread_param_attrs: parameter attribute words that give each thread its own
             element (krnl ``#[item] y: &mut f32``): writing it is no race.
+        per_thread_marker_words: words of the kernel's marker attribute that make each of
+            its ``&mut T`` parameters (not a slice) the thread's own element (krnl's older
+            ``#[kernel(threads(256), elementwise)] fn k(y: &mut u64)``).
         launch_forms: the launch forms (analysis/launches.py ``Launch.form``) that launch
             this ecosystem's kernels; ``args_per_slice``: how many launch arguments a slice
             parameter takes (cust's ``launch!``: pointer and length).
@@ -148,11 +160,15 @@ class Profile:
     raw_pointer_params: bool = False
     runtime_maps_arguments: bool = False
     device_macros: frozenset[str] = frozenset()
+    device_libraries: dict[str, frozenset[str]] = field(default_factory=dict)
+    allocator_roots: frozenset[str] = frozenset()
     device_types: frozenset[str] = frozenset()
     host_macros: frozenset[str] = frozenset()
+    host_param_attrs: frozenset[str] = frozenset()
     exits: frozenset[str] = frozenset()
     unchecked_index_methods: frozenset[str] = frozenset()
     per_thread_param_attrs: frozenset[str] = frozenset()
+    per_thread_marker_words: frozenset[str] = frozenset()
     mutable_param_types: frozenset[str] = frozenset()
     device_fn_attrs: frozenset[str] = frozenset()
     launch_forms: frozenset[str] = frozenset()

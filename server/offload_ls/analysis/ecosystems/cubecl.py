@@ -39,6 +39,9 @@ PROFILE = Profile(
     buffer_params="`&Array<T>` / `&mut Array<T>`",
     device_macros=frozenset({"debug_print"}),
     host_macros=frozenset({"comptime"}),
+    # cubecl-macros: a `#[comptime]` parameter is expanded into the kernel's definition on
+    # the host (tracel-ai/cubecl crates/cubecl-core/src/runtime_tests/constants.rs)
+    host_param_attrs=frozenset({"comptime"}),
     exits=frozenset({"terminate"}),
     launch_methods=frozenset({"launch", "launch_unchecked"}),
     unchecked_index_methods=frozenset({"index_unchecked", "index_assign_unchecked"}),

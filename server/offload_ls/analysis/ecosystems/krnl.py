@@ -1,7 +1,7 @@
 """krnl (charles-r-earp/krnl): ``#[module]`` modules of ``#[kernel]`` functions for Vulkan.
 
 Kernels take ``#[item]`` elements (a foreach kernel: one invocation per element, no index
-needed), ``#[global]`` slices, ``UnsafeSlice`` / ``UnsafeIndex`` for writes at computed
+needed; in older krnl an ``elementwise`` kernel's ``&mut T`` parameters), ``#[global]`` slices, ``UnsafeSlice`` / ``UnsafeIndex`` for writes at computed
 indexes, and ``#[group]`` memory; positions come from the ``kernel`` argument
 (``kernel.global_id()``, ``kernel.global_index()``, ``kernel.thread_id()``,
 ``kernel.group_id()``, ``kernel.threads()``, ``kernel.groups()``). The host dispatches
@@ -28,6 +28,8 @@ PROFILE = Profile(
     shared_param_attrs=frozenset({"group"}),
     unchecked_index_methods=frozenset({"unsafe_index", "unsafe_index_mut"}),
     per_thread_param_attrs=frozenset({"item"}),
+    # krnl before 0.1 (krnl-core/src/kernel.rs of charles-r-earp/krnl at the 0.0.x tags)
+    per_thread_marker_words=frozenset({"elementwise"}),
     mutable_param_types=frozenset({"UnsafeSlice"}),
     launch_forms=frozenset({"krnl"}),
     slice_args={"as_slice": "slice", "as_slice_mut": "slice_mut"},

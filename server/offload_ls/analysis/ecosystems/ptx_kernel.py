@@ -33,6 +33,11 @@ PROFILE = Profile(
     raw_pointer_params=True,
     unchecked_index_methods=frozenset({"add", "offset", "wrapping_add", "wrapping_offset", "get_unchecked",
                                        "get_unchecked_mut"}),
-    device_build="a bare `ptx-kernel` crate is built `#![no_std]` for nvptx64",
+    # Flakebi/amdgpu-rs amdgpu-device-libs: `println!` over a host call and a device
+    # `#[global_allocator]` (its examples/println: `extern crate alloc; .. Vec::new()`)
+    device_libraries={"amdgpu_device_libs": frozenset({"println", "print", "eprintln", "eprint"}),
+                      "gpu_kernel": frozenset({"println", "print", "eprintln", "eprint"})},
+    allocator_roots=frozenset({"alloc", "amdgpu_device_libs", "gpu_kernel"}),
+    device_build="a bare GPU-kernel crate (`extern \"ptx-kernel\"` / `\"gpu-kernel\"`) is built `#![no_std]`",
     source="stdarch nvptx intrinsics; cudarc examples/rust-kernel; rustc's offload tests use \"gpu-kernel\" only",
 )

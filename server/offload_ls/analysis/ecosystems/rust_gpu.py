@@ -5,7 +5,8 @@ attribute; thread positions arrive as parameters marked with a builtin
 (``#[spirv(global_invocation_id)] id: UVec3``, ``local_invocation_id``,
 ``local_invocation_index``, ``workgroup_id``, ``num_workgroups``); buffers are
 ``#[spirv(storage_buffer, descriptor_set = 0, binding = 0)] buf: &mut [f32]`` and workgroup
-memory is a ``#[spirv(workgroup)] tile: &mut [f32; N]`` parameter. Barriers:
+memory is a ``#[spirv(workgroup)] tile: &mut [f32; N]`` parameter; a ``RuntimeArray<T>``
+(an array of unknown length) is indexed with ``unsafe { arr.index(i) }`` without a bounds check. Barriers:
 ``spirv_std::arch::workgroup_memory_barrier_with_group_sync`` and ``control_barrier``.
 The host dispatches with wgpu / ash (``dispatch_workgroups(x, y, z)``).
 """
@@ -27,7 +28,10 @@ PROFILE = Profile(
     barriers=frozenset({"workgroup_memory_barrier_with_group_sync", "workgroup_memory_barrier",
                         "control_barrier", "memory_barrier", "all_memory_barrier_with_group_sync"}),
     shared_param_attrs=frozenset({"workgroup"}),
-    unchecked_index_methods=frozenset({"get_unchecked", "get_unchecked_mut", "index_unchecked", "index_unchecked_mut"}),
+    # `RuntimeArray::index` / `index_mut` are unsafe and unchecked (spirv-std/src/runtime_array.rs:
+    # "this function will happily index outside of the bounds of the array")
+    unchecked_index_methods=frozenset({"get_unchecked", "get_unchecked_mut", "index_unchecked", "index_unchecked_mut",
+                                       "index", "index_mut"}),
     launch_forms=frozenset({"wgpu"}),
     source="Rust-GPU/rust-gpu crates/spirv-std/src/arch/barrier.rs, examples/shaders/compute-shader",
 )

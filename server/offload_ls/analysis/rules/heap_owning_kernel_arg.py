@@ -11,7 +11,9 @@ and its vtable holds host code addresses.
 
 Types are recognised on the syntax tree (grammars/rust/heap_types.scm): a bare name, or a
 path rooted at ``std`` / ``alloc``. A bare name imported from another crate
-(``use heapless::Vec;``, a fixed-capacity inline vector) is not flagged.
+(``use heapless::Vec;``, a fixed-capacity inline vector) is not flagged, nor is a parameter the
+host consumes while it builds the kernel (CubeCL ``#[comptime] table: Vec<u32>``, the
+ecosystem profile's ``host_param_attrs``).
 """
 
 from __future__ import annotations
@@ -227,7 +229,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         return
     shadowed = None
     for kernel in ctx.kernels:
-        params = [p for p in kernel.params if may_hold_heap_type(p.type_text)]
+        host_only = ctx.profile(kernel).host_param_attrs
+        params = [p for p in kernel.params if may_hold_heap_type(p.type_text) and host_only.isdisjoint(p.attrs)]
         if not params:
             continue
         fn = ctx.fn_node(kernel.fn_start)

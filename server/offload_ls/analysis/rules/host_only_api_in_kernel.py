@@ -13,7 +13,11 @@ Not reported: ``panic!``, ``assert!``, ``unreachable!``, ``write!`` into a
 ``#[panic_handler]``). Host functions of the same file are never reported. What an ecosystem
 provides on the device is not reported (its profile's ``device_macros`` / ``device_types``:
 cuda_std's ``println!`` (CUDA ``vprintf``) and its prelude's ``Vec``, ``Box``, ``String``,
-``format!`` with a device allocator; CubeCL's ``debug_print!``), nor anything inside a macro
+``format!`` with a device allocator; CubeCL's ``debug_print!``), nor what a device library
+the file imports provides (a bare kernel crate using amdgpu-rs's ``amdgpu_device_libs``:
+``println!`` and an allocator), nor the ``alloc`` crate's types and macros in a bare kernel
+crate that declares ``extern crate alloc`` (it does not link without a device allocator),
+nor anything inside a macro
 whose arguments run on the host while the kernel is built (CubeCL ``comptime!``). A helper
 that is not itself a kernel is judged by the file's kernels' ecosystem.
 """
@@ -28,7 +32,14 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.device_code import DeviceFn
 from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.rules import Rule
-from offload_ls.analysis.std_names import ALLOC_MACROS, HEAP_TYPES, HOST_ONLY_HINTS, PRINT_MACROS, holds_any
+from offload_ls.analysis.std_names import (
+    ALLOC_CRATE_TYPES,
+    ALLOC_MACROS,
+    HEAP_TYPES,
+    HOST_ONLY_HINTS,
+    PRINT_MACROS,
+    holds_any,
+)
 from offload_ls.syntax.parse import node_text
 
 NAME = "host_only_api_in_kernel"
@@ -75,24 +86,35 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         # a helper is judged by the file's kernels' ecosystem
         profile = ctx.profile(dfn.kernel)
         category, name = _category(node, how)
-        if _provided(profile, category, name, how) or _in_host_macro(node, start, profile.host_macros):
+        if _provided(profile, category, name, how, ctx.facts.roots) or \
+                _in_host_macro(node, start, profile.host_macros):
             continue
         kept_end = end
         shown = f".{node_text(node)}()" if how == "method" else _text(ctx, start, end)
+        if category == "alloc" and not profile.allocator_roots.isdisjoint(ctx.facts.roots):
+            category = "std_only"  # `HashMap` with a device allocator: `alloc` has no such type
         yield Finding(rule=NAME, span=Span(start, end),
                       message=message(shown, category, name, dfn, profile.built()))
 
 
-def _provided(profile, category: str, name: str, how: str) -> bool:
+def _provided(profile, category: str, name: str, how: str, roots: frozenset[str] = frozenset()) -> bool:
     """Does the kernel's ecosystem provide this on the device (cuda_std's ``println!``, its
-    prelude's ``Vec`` / ``format!`` and allocation; CubeCL's ``debug_print!``)?"""
+    prelude's ``Vec`` / ``format!`` and allocation; CubeCL's ``debug_print!``), or a device
+    library or allocator the file imports (``roots``: the crate's import roots; the profile's
+    ``device_libraries`` / ``allocator_roots``)?"""
     if category == "std":
         return False
+    allocator = bool(profile.device_types) or not profile.allocator_roots.isdisjoint(roots)
     if how in ("macro",) or name.endswith("!"):
-        return name.rstrip("!") in profile.device_macros
+        base = name.rstrip("!")
+        if base in profile.device_macros:
+            return True
+        if any(base in provided for crate, provided in profile.device_libraries.items() if crate in roots):
+            return True
+        return allocator and base in ALLOC_MACROS
     if how == "method" or name.lstrip(":").startswith("alloc::"):
-        return bool(profile.device_types)  # an allocator exists on the device
-    return name in profile.device_types
+        return allocator  # an allocator exists on the device
+    return name in profile.device_types or (allocator and name in ALLOC_CRATE_TYPES)
 
 
 def _in_host_macro(node: Node, start: int, host_macros: frozenset[str]) -> bool:
@@ -143,7 +165,8 @@ def message(shown: str, category: str, name: str, dfn: DeviceFn,
 
     Args:
         shown: the source text reported (``println!``, ``Vec<f32>``, ``.to_string()``).
-        category: ``"print"``, ``"alloc"`` or ``"std"``. name: the macro / type / method /
+        category: ``"print"``, ``"alloc"``, ``"std"``, or ``"std_only"`` (a ``std``-only
+            collection in a crate with a device allocator). name: the macro / type / method /
             path it is about (``println!``, ``Vec``, ``.to_vec()``, ``std::f32::consts::PI``).
         dfn: the device function it is in. built: how the kernel's ecosystem builds device
             code (:meth:`Profile.built`; rustc offload's device pass by default).
@@ -153,6 +176,10 @@ def message(shown: str, category: str, name: str, dfn: DeviceFn,
         return (f"`{shown}` {where}: there is no I/O on the GPU — {built}, which has no "
                 f"`{name}`; write the values into an output buffer and print them on the host after "
                 f"the launch")
+    if category == "std_only":
+        return (f"`{shown}` {where}: `{name}` is in `std` only, and {built}: its allocator gives it "
+                f"`alloc`, which has no `{name}`; use `alloc::collections::BTreeMap` / `BTreeSet`, or a "
+                f"fixed-size array")
     if category == "alloc":
         return (f"`{shown}` {where}: there is no allocator on the GPU — {built}, which has no "
                 f"`{name}`; use a fixed-size array (`[T; N]`) or write into an output buffer that the "

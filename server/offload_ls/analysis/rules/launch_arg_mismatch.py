@@ -26,8 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tree_sitter import Node
-
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.launch_args import ArgInfo, arg_info, fits, reparse
 from offload_ls.analysis.model import Ecosystem, Finding, Kernel, Launch, Level, Param, Transfer

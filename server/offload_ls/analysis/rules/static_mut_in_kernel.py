@@ -258,7 +258,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             seen.add(use.span)
             related = () if use.decl == ELSEWHERE else \
                 (Related(use.decl, f"`static mut {use.name}` is declared here"),)
-            yield Finding(rule=NAME, span=use.span, message=message(fn, use), related=related)
+            yield Finding(rule=NAME, span=use.span, message=message(fn, use) + _shared_hint(ctx, fn, use.decl),
+                          related=related)
     for decl in statics.declarations:
         span = Span(decl.start_byte, decl.end_byte)
         if span in used_decls or span in statics.shared_decls:
@@ -274,6 +275,26 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                     ),
                 )
                 break
+
+
+def _shared_hint(ctx: FileContext, fn: DeviceFn, decl: Span) -> str:
+    """When the static carries an attribute that names ``shared`` but is not the
+    ecosystem's block-shared spelling (``#[shared]`` in a cuda_std kernel, whose spelling
+    is ``#[address_space(shared)]``): a sentence that says so, else ``""``."""
+    name = ctx.node(decl) if decl != ELSEWHERE else None
+    item = name.parent if name is not None else None
+    wanted = ctx.profile(fn.kernel).shared_static_attrs
+    if item is None or item.type != "static_item" or not wanted:
+        return ""
+    sib = item.prev_sibling
+    while sib is not None and sib.type in ("attribute_item", "line_comment", "block_comment"):
+        text = node_text(sib)
+        if sib.type == "attribute_item" and "shared" in text:
+            spelled = " or ".join(f"`#[{a}({w})]`" for a, w in sorted(wanted))
+            return (f"; if it is meant as block-shared memory, `{text}` does not make it so here: "
+                    f"the attribute is {spelled}")
+        sib = sib.prev_sibling
+    return ""
 
 
 RULE = Rule(

@@ -28,11 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from tree_sitter import Node
-
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.ecosystems import Index
 from offload_ls.analysis.index_form import IndexForms, uses
 from offload_ls.analysis.indexing import ThreadFlow
 from offload_ls.analysis.model import Finding, Kernel, Launch, Level, Span

@@ -46,7 +46,7 @@ from offload_ls.syntax.parse import identifier_nodes, node_text
 NAME = "unchecked_thread_index"
 
 #: Methods / functions that bring an index into range.
-_CLAMPS = ("min", "clamp", "rem_euclid")
+_CLAMPS = ("min", "clamp", "rem_euclid", "rem", "wrapping_rem")
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -235,13 +235,15 @@ def message(var: str, use: str, raw: bool, guard: str, weak: str | None = None, 
         what = "read or write out of bounds without any check (undefined behavior)"
     else:
         what = "index past the end and the bounds check panics (on the GPU: a trap that aborts the kernel)"
-    return f"{head}{what}; guard it with `{guard}` or return early when it is out of range"
+    count = " (`n`: the element count, a kernel argument)" if guard.endswith(" < n { .. }") else ""
+    return f"{head}{what}; guard it with `{guard}`{count} or return early when it is out of range"
 
 
 def _len_hint(use: Node, index: Node, raw: bool, flow: ThreadFlow | None = None) -> str:
     """``if i < x.len() { .. }`` for an index into a named slice/array or an unchecked
-    method on one (``x.get_unchecked(i)``), else ``if i < n { .. }`` (a raw pointer has no
-    length); a compound index is parenthesized (``(id.x as usize) < n``)."""
+    method on one (``x.get_unchecked(i)``), else ``if i < n { .. }`` (a raw pointer and a
+    rust-gpu ``RuntimeArray`` have no length); a compound index is parenthesized
+    (``(id.x as usize) < n``)."""
     var = node_text(index) if index.type == "identifier" else f"({node_text(index)})"
     base = None
     if not raw and use.type == "index_expression":
@@ -253,11 +255,16 @@ def _len_hint(use: Node, index: Node, raw: bool, flow: ThreadFlow | None = None)
             base = fn.child_by_field_name("value")  # `s.get_unchecked(i)`, krnl `y.unsafe_index_mut(i)`
     if base is not None and base.type == "identifier" and flow is not None:
         b = flow.binding(base)
-        if b is not None and b.type is not None and node_text(b.type).startswith("*"):
-            base = None  # a raw pointer: no `.len()`
+        if b is not None and b.type is not None and _has_no_len(node_text(b.type)):
+            base = None  # a raw pointer, a rust-gpu `RuntimeArray`: no `.len()`
     if base is not None and base.type in ("identifier", "field_expression"):
         return f"if {var} < {node_text(base)}.len() {{ .. }}"
     return f"if {var} < n {{ .. }}"
+
+
+def _has_no_len(type_text: str) -> bool:
+    """A buffer type without a ``.len()``: a raw pointer, rust-gpu's ``RuntimeArray<T>``."""
+    return type_text.startswith("*") or "RuntimeArray" in type_text
 
 
 #: raw-pointer methods: the pointer has no length to compare with
@@ -429,7 +436,8 @@ def _static_length(use: Node, flow: ThreadFlow, fold) -> int | None:
 
 
 def _clamped(index: Node) -> bool:
-    """``i % n``, ``i & mask``, ``i.min(n - 1)``, ``min(i, n)``, ``i.clamp(..)``."""
+    """``i % n``, ``i & mask``, ``i.min(n - 1)``, ``min(i, n)``, ``i.clamp(..)``, ``i.rem(n)``
+    (``core::ops::Rem``, also on glam vectors: rust-gpu shaders)."""
     e = strip(index)
     if e.type == "binary_expression":
         op = e.child_by_field_name("operator")

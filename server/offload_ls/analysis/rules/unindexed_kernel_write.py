@@ -9,7 +9,10 @@ closure, or under an ``if`` / ``while`` / ``match`` / ``&&`` condition (or after
 ``return`` / ``break`` / ``continue`` / ``?``) that is neither provably thread-independent nor
 an inequality, are skipped — ``if i == 0 { y[0] = s; }`` is the intended pattern, while
 ``if i < n { *total += x[i]; }`` still lets many threads race. A kernel whose every launch in
-the file has literal dimensions of exactly one thread in total is skipped, and so are
+the file has literal dimensions of exactly one thread in total is skipped, and so is one
+that declares one thread per block and reads no thread index at all (rust-gpu
+``#[spirv(compute(threads(1)))]`` with no invocation id: it cannot tell its invocations
+apart, so it is written to be dispatched once); skipped too are
 parameters that give each thread its own element (krnl ``#[item] y: &mut f32``, the
 ecosystem profile's ``per_thread_param_attrs``). A write that one thread of every block
 makes (``if t == 0 { *out += s; }`` with ``t`` the index within the block) is reported when
@@ -23,7 +26,7 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.indexing import MAX_DEPTH, ThreadFlow, named, strip
+from offload_ls.analysis.indexing import ThreadFlow
 from offload_ls.analysis.model import Finding, Kernel, Level, Param, Span
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.writes import ALL, PER_BLOCK, reach, write_target, writable_params
@@ -44,6 +47,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         if not params:
             continue
         flow = ThreadFlow(fn, uniform_params=True, index=ctx.flow_index(fn))
+        if not flow.uses_index() and _declares_one_thread(ctx, kernel):
+            continue  # rust-gpu `threads(1)` without an invocation id: a single-invocation kernel
         for write in flow.writes:
             found = write_target(write, params, fn, flow)
             if found is None:
@@ -55,20 +60,27 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             who = reach(write, body, flow)
             if who == ALL:
                 yield Finding(rule=NAME, span=Span(place.start_byte, place.end_byte),
-                              message=message(node_text(place), _indexed(place, indices), compound, kernel, param))
+                              message=message(node_text(place), _indexed(place, indices), compound, kernel, param,
+                                              flow.uses_index()))
             elif who == PER_BLOCK and _blocks_race(ctx, kernel, flow, write, compound):
                 launched = any(b is None or b > 1 for b in _launch_blocks(ctx, kernel))
                 yield Finding(rule=NAME, span=Span(place.start_byte, place.end_byte),
                               message=per_block_message(node_text(place), compound, kernel, param, launched))
 
 
-def message(place: str, indexed: str | None, compound: bool, kernel: Kernel, param: Param) -> str:
+def message(place: str, indexed: str | None, compound: bool, kernel: Kernel, param: Param,
+            reads_index: bool = True) -> str:
     """The finding's text for a write to ``place`` (source text, e.g. ``y[0]``);
     ``indexed`` is the same place indexed by the thread index (``y[i]``), ``None`` for a
-    place without an index (``*p``)."""
+    place without an index (``*p``); ``reads_index``: the kernel reads a thread index
+    somewhere (else it cannot single a thread out, and the fix says so)."""
     race = ("the read-modify-write of one thread overwrites the others', so updates are lost"
             if compound else "which thread's value remains is unspecified")
-    if indexed is not None:
+    if not reads_index:
+        fix = "the kernel reads no thread index at all, so its threads cannot be told apart: launch it with " \
+              "one thread, or read the thread index and "
+        fix += f"index with it (`{indexed}`)" if indexed is not None else "let a single thread write"
+    elif indexed is not None:
         fix = f"index with the thread index (`{indexed}`)"
         fix += ", or accumulate with an atomic or a reduction" if compound else \
             ", or let a single thread write (`if i == 0 { .. }`)"
@@ -135,6 +147,12 @@ def _indexed(place: Node, indices: list[Node]) -> str | None:
     idx = indices[0]
     start, end = idx.start_byte - place.start_byte, idx.end_byte - place.start_byte
     return (text[:start] + b"i" + text[end:]).decode("utf-8", errors="replace")
+
+
+def _declares_one_thread(ctx: FileContext, kernel: Kernel) -> bool:
+    """The kernel's attribute declares one thread per block (``#[spirv(compute(threads(1)))]``)."""
+    dims = kernel.declared_dims
+    return bool(dims) and all(ctx.facts.fold(d) == 1 for d in dims)
 
 
 def _single_thread(ctx: FileContext, kernel: Kernel) -> bool:

@@ -192,10 +192,11 @@ class RawPointers:
     offset is the last ``let`` of that name before it (block scopes are not modelled)."""
 
     def __init__(self, kernel: Kernel, found) -> None:
-        self._events: dict[str, list[tuple[int, bool]]] = {}
+        #: name -> (end of the binding, raw pointer, pointer into block-shared memory)
+        self._events: dict[str, list[tuple[int, bool, bool]]] = {}
         for p in kernel.params:
             if p.kind in ("const_ptr", "mut_ptr"):
-                self._events[p.name.removeprefix("mut ").strip()] = [(-1, True)]
+                self._events[p.name.removeprefix("mut ").strip()] = [(-1, True, False)]
         lets = sorted((caps["let"][0] for _, caps in found if "let" in caps), key=lambda n: n.start_byte)
         for let in lets:
             name = let.child_by_field_name("pattern")
@@ -203,18 +204,26 @@ class RawPointers:
                 continue
             type_node = let.child_by_field_name("type")
             value = let.child_by_field_name("value")
-            is_ptr = (type_node is not None and type_node.type == "pointer_type") or (
-                value is not None and _makes_pointer(value, self)
-            )
-            self._events.setdefault(node_text(name), []).append((let.end_byte, is_ptr))
+            shared = value is not None and _shared_memory(value, self)
+            is_ptr = not shared and ((type_node is not None and type_node.type == "pointer_type") or (
+                value is not None and _makes_pointer(value, self)))
+            self._events.setdefault(node_text(name), []).append((let.end_byte, is_ptr, shared))
+
+    def _state(self, ident: Node) -> tuple[bool, bool]:
+        state = (False, False)
+        for pos, is_ptr, shared in self._events.get(node_text(ident), []):
+            if pos <= ident.start_byte:
+                state = (is_ptr, shared)
+        return state
 
     def is_pointer(self, ident: Node) -> bool:
         """Is identifier ``ident`` (a use) a raw pointer at its position?"""
-        state = False
-        for pos, is_ptr in self._events.get(node_text(ident), []):
-            if pos <= ident.start_byte:
-                state = is_ptr
-        return state
+        return self._state(ident)[0]
+
+    def is_shared(self, ident: Node) -> bool:
+        """Is identifier ``ident`` (a use) a pointer into block-shared memory at its position
+        (``let s = gpu_launch_sized_workgroup_mem::<..>(); let s0 = s as *mut f64;``)?"""
+        return self._state(ident)[1]
 
 
 #: Functions that return a pointer to block-shared (workgroup) memory: dereferencing it is
@@ -223,9 +232,10 @@ class RawPointers:
 SHARED_MEMORY_FNS = frozenset({"gpu_launch_sized_workgroup_mem"})
 
 
-def _shared_memory(value: Node) -> bool:
+def _shared_memory(value: Node, pointers: RawPointers | None = None) -> bool:
     """Is ``value`` (a cast of, an offset into) a call of a :data:`SHARED_MEMORY_FNS`
-    function (``gpu_launch_sized_workgroup_mem::<i32>().add(256) as *mut [i32; 256]``)?"""
+    function (``gpu_launch_sized_workgroup_mem::<i32>().add(256) as *mut [i32; 256]``), or
+    of a variable ``pointers`` knows holds one?"""
     while value is not None:
         if value.type == "type_cast_expression":
             value = value.child_by_field_name("value")
@@ -238,6 +248,8 @@ def _shared_memory(value: Node) -> bool:
             value = _offset_receiver(value)
         else:
             break
+    if value is not None and value.type == "identifier":
+        return pointers is not None and pointers.is_shared(value)
     if value is None or value.type != "call_expression":
         return False
     f = value.child_by_field_name("function")
@@ -259,7 +271,7 @@ def _offset_receiver(call: Node) -> Node | None:
 
 def _makes_pointer(value: Node, pointers: RawPointers) -> bool:
     value = _unwrap(value)
-    if value is None or _shared_memory(value):
+    if value is None or _shared_memory(value, pointers):
         return False
     if value.type == "type_cast_expression":
         t = value.child_by_field_name("type")
