@@ -30,6 +30,7 @@ from offload_ls.toolchain.discover import find_cuda_tool
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic
 from offload_ls.toolchain.doctor import DoctorReport
 from offload_ls.toolchain.lower import LineMapper, Lowering, lower_for_pipeline
+from offload_ls.toolchain import relink
 from offload_ls.toolchain.process import CancelToken, run
 from offload_ls.workspace.files import SKIP_DIRS, FileTooLarge, read_source, rust_files
 
@@ -134,6 +135,29 @@ def is_fresh(crate: Crate, exe: Path, key: dict, stamp_path: Path | None = None,
     return True
 
 
+def _relink_host(plan: BuildPlan, crate: Crate, key: dict, host_target: Path) -> bool:
+    """Replace the plan's host pass by a relink (toolchain/relink.py) when the last full
+    host pass was built with the same settings ``key`` from the same host-visible sources;
+    True if it did."""
+    i = next((i for i, p in enumerate(plan.passes) if p.name == "host"), None)
+    if i is None or plan.exe is None or relink.CAPTURE_ARGS[-1] not in plan.passes[i].argv:
+        return False
+    rec = relink.load(crate.out_dir / "build")
+    try:
+        stamp = json.loads(_stamp_path(crate).read_text())
+    except (OSError, ValueError):
+        return False
+    if rec is None or stamp != key or not rec.inputs_exist():
+        return False
+    if rec.fingerprint != relink.host_fingerprint(crate.manifest.parent, crate.manifest, dep_info_sources(host_target)):
+        return False
+    p = relink.relink_pass(rec, plan.passes[i], plan.exe)
+    if p is None:
+        return False
+    plan.passes[i] = p
+    return True
+
+
 def embedded_images(exe: Path, report: DoctorReport) -> list[str]:
     """``"<triple> <arch>"`` per image embedded in ``exe`` (``llvm-objdump --offloading``)."""
     objdump = report.llvm.tools.get("llvm-objdump") if report.llvm else None
@@ -193,10 +217,20 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
         say(f"{plan.exe} is up to date")
         outcome.fresh = True
     else:
+        host_target = out / "target-host"
+        relinking = not force and _relink_host(plan, crate, key, host_target)
+        if relinking:
+            say("only device code changed since the last host pass: relinking the host executable "
+                "with the new device image (no host pass)")
         if plan.exe is not None and plan.exe.exists():
             plan.exe.unlink()  # a failed link must not leave the previous binary looking current
         result: CheckResult = await run_plan(
             plan, cancel=cancel, on_pass=lambda i, n, p: say(f"[{i + 1}/{n}] {p.name}: {p.label}"))
+        host_run = next((p.completed for p in result.passes if p.name == "host" and p.completed is not None), None)
+        if host_run is not None and host_run.ok and any(
+                p.name == "host" and relink.CAPTURE_ARGS[-1] in p.argv for p in plan.passes):
+            relink.record(out, host_run.stdout,
+                          relink.host_fingerprint(crate.manifest.parent, crate.manifest, dep_info_sources(host_target)))
         outcome.diagnostics = result.diagnostics
         outcome.cancelled = result.cancelled
         outcome.pass_seconds = {p.name: p.completed.seconds for p in result.passes if p.completed is not None}

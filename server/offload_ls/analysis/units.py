@@ -764,6 +764,13 @@ def _marker_captures(attrs: list[Node]) -> dict[str, list[Node]]:
     return out
 
 
+def device_only_ranges(root: Node) -> list[tuple[int, int]]:
+    """UTF-8 byte ranges of the items of the tree ``root`` that a device-only ``#[cfg]``
+    applies to (``#[cfg(offload_device)] mod device { .. }``, ``#[cfg(target_arch =
+    "nvptx64")] fn ..``): code the host pass never compiles (toolchain/relink.py)."""
+    return _gated_ranges(captures("cfg_attributes", root), {})[0]
+
+
 def _gated_ranges(cfg_caps: dict[str, list[Node]], memo: dict[bytes, tuple[bool, bool]]
                   ) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
     """Byte ranges of the items that a device-only ``#[cfg]`` applies to, and of those a

@@ -36,6 +36,7 @@ from offload_ls.toolchain.plan import (
     host_metadata_passes,
     kernel_manifest,
 )
+from offload_ls.toolchain.relink import CAPTURE_ARGS
 
 HOST_TRIPLE = "x86_64-unknown-linux-gnu"
 
@@ -156,7 +157,8 @@ def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
     elif report.pipeline == NATIVE:
         mode = [f"-Zoffload=Host={bundle}"]
     else:
-        mode = ["-Zoffload=Test", f"-Clink-arg={embed}"]
+        # the link command and the LTO'd object are kept for relinking after device-only edits
+        mode = ["-Zoffload=Test", f"-Clink-arg={embed}", *CAPTURE_ARGS]
     plan.passes.append(Pass(
         "host", "host",
         (tc.cargo, *RELEASE_PROFILE, "rustc", "--release", "--message-format=json", *manifest,
