@@ -135,10 +135,10 @@ def is_fresh(crate: Crate, exe: Path, key: dict, stamp_path: Path | None = None,
     return True
 
 
-def _relink_host(plan: BuildPlan, crate: Crate, key: dict, host_target: Path) -> bool:
+def _relink_host(plan: BuildPlan, crate: Crate, key: dict, fingerprint: str) -> bool:
     """Replace the plan's host pass by a relink (toolchain/relink.py) when the last full
-    host pass was built with the same settings ``key`` from the same host-visible sources;
-    True if it did."""
+    host pass was built with the same settings ``key`` from the same host-visible sources
+    (``fingerprint``: :func:`relink.host_fingerprint` now); True if it did."""
     i = next((i for i, p in enumerate(plan.passes) if p.name == "host"), None)
     if i is None or plan.exe is None or relink.CAPTURE_ARGS[-1] not in plan.passes[i].argv:
         return False
@@ -149,7 +149,7 @@ def _relink_host(plan: BuildPlan, crate: Crate, key: dict, host_target: Path) ->
         return False
     if rec is None or stamp != key or not rec.inputs_exist():
         return False
-    if rec.fingerprint != relink.host_fingerprint(crate.manifest.parent, crate.manifest, dep_info_sources(host_target)):
+    if rec.fingerprint != fingerprint:
         return False
     p = relink.relink_pass(rec, plan.passes[i], plan.exe)
     if p is None:
@@ -218,7 +218,10 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
         outcome.fresh = True
     else:
         host_target = out / "target-host"
-        relinking = not force and _relink_host(plan, crate, key, host_target)
+        # what the host pass would compile, before this build (the record of a full host pass
+        # keeps the fingerprint taken at the same point: cargo rewrites Cargo.lock and dep-info)
+        fingerprint = relink.host_fingerprint(crate.manifest.parent, crate.manifest, dep_info_sources(host_target))
+        relinking = not force and _relink_host(plan, crate, key, fingerprint)
         if relinking:
             say("only device code changed since the last host pass: relinking the host executable "
                 "with the new device image (no host pass)")
@@ -229,8 +232,7 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
         host_run = next((p.completed for p in result.passes if p.name == "host" and p.completed is not None), None)
         if host_run is not None and host_run.ok and any(
                 p.name == "host" and relink.CAPTURE_ARGS[-1] in p.argv for p in plan.passes):
-            relink.record(out, host_run.stdout,
-                          relink.host_fingerprint(crate.manifest.parent, crate.manifest, dep_info_sources(host_target)))
+            relink.record(out, host_run.stdout, fingerprint)
         outcome.diagnostics = result.diagnostics
         outcome.cancelled = result.cancelled
         outcome.pass_seconds = {p.name: p.completed.seconds for p in result.passes if p.completed is not None}

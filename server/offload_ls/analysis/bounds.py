@@ -430,6 +430,12 @@ def _contribution(node: Node, child: Node, fold, exits: frozenset[str], source: 
                 conditions(left, True, fold, out, 0, resolve)
             elif op.type == "||":
                 conditions(left, False, fold, out, 0, resolve)
+    elif t == "let_chain":
+        # `if let Some(v) = e.get_mut() && d[i] > 0.0`: the parts before `child` hold
+        for part in _named(node):
+            if part.start_byte >= child.start_byte:
+                break
+            conditions(part, True, fold, out, 0, resolve)
     elif t == "block":
         # the early exits of the block's statements, read once per block (a block of n
         # statements would otherwise be read n times over)
@@ -546,7 +552,8 @@ def _exit_guard(stmt: Node, fold, exits: frozenset[str], source: bytes | None, o
 def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], Node | None],
             length: int | None, is_thread: Callable[[Node], bool] = lambda n: False,
             block_only: Callable[[Node], bool] = lambda n: False, buffer: Node | None = None,
-            holds_at: Callable[[Guard, Node], bool] = lambda g, n: True) -> bool:
+            holds_at: Callable[[Guard, Node], bool] = lambda g, n: True,
+            record_counts: frozenset[tuple[str, str]] = frozenset()) -> bool:
     """Is ``index`` (an expression) below the buffer's length wherever ``guards`` hold?
 
     First, a guard on the same expression (up to a constant offset, :func:`affine`);
@@ -570,6 +577,9 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
         holds_at: does a guard on the same text speak of the same values at a node (the
             same bindings, no assignment in between: not ``if i < n { let i = i + 100;
             x[i] }``)? Guards match by text (:func:`canon`) otherwise.
+        record_counts: (``"<buffer>.len()"``, variable key) pairs where the function indexes
+            that buffer with that variable itself (``zk[ip]``): there the buffer's length
+            counts records, so ``ip < zk.len()`` bounds the record ``rho[ip * 2 + 1]``.
     """
     e = affine(index, fold)
     for g in guards:
@@ -592,9 +602,12 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
     if e.off == 0 and any(g.expr.key == POSITION for g in guards) and _is_position(index, resolve, is_thread):
         return True
     ub = _Bounds(guards, fold, resolve, lambda n: is_thread(n) and not block_only(n), holds_at)
-    if e.key and 0 <= e.off and _in_guarded_record(index, guards, fold, resolve, length, holds_at, ub):
+    if e.key and 0 <= e.off and _in_guarded_record(index, guards, fold, resolve, length, holds_at, ub,
+                                                   record_counts):
         return True
     if _in_host_range(index, guards, fold, resolve, is_thread, holds_at):
+        return True
+    if _block_tile(index, ub, block_only, resolve, fold):
         return True
     top = ub.of(index, 1)
     if top is UNKNOWN:
@@ -665,9 +678,10 @@ def _record(node: Node, resolve: Callable[[Node], Node | None], fold, depth: int
 
 
 def _in_guarded_record(index: Node, guards: list[Guard], fold, resolve, length: int | None, holds_at,
-                       ub: "_Bounds") -> bool:
+                       ub: "_Bounds", record_counts: frozenset[tuple[str, str]] = frozenset()) -> bool:
     """``index`` is ``k * r + c`` (``let base = r * 4; x[base + 3]``, or ``x[at + c]`` for
-    ``c`` in ``0..3``) with ``0 <= c < k`` and a guard ``r < n`` on the record number:
+    ``c`` in ``0..3``) with ``0 <= c < k`` and a guard ``r < n`` on the record number (or
+    ``r`` a row-major index its guards bound, :meth:`_Bounds.linear`):
     element ``c`` of record ``r``, below ``k * n``. With a runtime ``n`` the buffer is
     trusted to hold ``n`` records (as a guard ``i < n`` is trusted to name ``x``'s length),
     unless ``n`` is a ``.len()`` (elements, not records: ``x[2 * i]`` under
@@ -699,8 +713,50 @@ def _in_guarded_record(index: Node, guards: list[Guard], fold, resolve, length: 
         slack = g.bound.off - g.expr.off + r.off  # r < bound + slack
         if g.bound.key == "" and length is not None and k * slack <= length:
             return True
-        if g.bound.key != "" and slack <= 0 and not g.bound.key.endswith(".len()"):
-            return True  # (a guard on some buffer's `.len()` counts elements, not records)
+        if g.bound.key != "" and slack <= 0 and (not g.bound.key.endswith(".len()")
+                                                 or (g.bound.key, r.key) in record_counts):
+            return True  # (a guard on some buffer's `.len()` counts elements, not records,
+            # unless that buffer is indexed by the record number itself: one element per record)
+    # the record number is itself a row-major index under its dimensions' guards: a pixel's
+    # `(y * w + x) * 3 + c` (rust-gpu RGB buffers), a 2-D block's `(by * bw + bx) * 64 + j`
+    return ub.linear(rec)
+
+
+def _flat_terms(node: Node, resolve, depth: int = 0) -> list[Node]:
+    """The terms of a sum, immutable ``let``s of sums followed (``base + i`` with ``let base =
+    tile * S + slot * 64`` -> ``tile * S``, ``slot * 64``, ``i``)."""
+    out = []
+    for t in _sum_terms(node):
+        value = resolve(t) if t.type == "identifier" and depth < 6 else None
+        if value is not None and (len(_sum_terms(value)) > 1 or _sum_terms(value)[0].type == "identifier"):
+            out += _flat_terms(value, resolve, depth + 1)
+        else:
+            out.append(t)
+    return out
+
+
+def _block_tile(index: Node, ub: "_Bounds", block_only, resolve, fold) -> bool:
+    """``index`` is ``b * S + w`` with ``b`` from the block index alone, ``S`` a constant and
+    every other term bounded with a sum below ``S``: each block writes its own tile of ``S``
+    elements (a CubeCL kernel launched with one cube per tile: ``CUBE_POS * 4096 +
+    UNIT_POS * 64 + i`` under ``UNIT_POS < 64`` and ``i < 64``). The launch is trusted to have
+    as many blocks as tiles, as one block per row is."""
+    terms = _flat_terms(index, resolve)
+    for k, t in enumerate(terms):
+        m = ub._product(t, 0)
+        if m is None:
+            continue
+        for b, stride in (m, (m[1], m[0])):
+            size = _constant(strip(stride), fold)
+            if size is None or not block_only(b):
+                continue
+            top = 0
+            for other in terms[:k] + terms[k + 1:]:
+                most = ub.of(other, 1)
+                if not isinstance(most, dict) or not _is_const(most):
+                    return False
+                top += most.get((), 0)
+            return top < size
     return False
 
 
@@ -900,7 +956,7 @@ class _Bounds:
             if found is not False:
                 return found
             m = _method_call(node)
-            if m is not None and m[0] in _DIVISIONS:
+            if m is not None and m[0] in DIVISION_METHODS:
                 return UNKNOWN  # a quotient or remainder (CubeCL `FastDivmod::div_mod`): not worked out
             if m is not None and m[0] in ("wrapping_add", "wrapping_mul") and len(m[2]) == 1:
                 # integer arithmetic spelled as methods (`_block_dim_x().wrapping_mul(_block_idx_x())
@@ -914,7 +970,7 @@ class _Bounds:
                 # a function of the position (`layout.to_source_pos(ABSOLUTE_POS)`, a helper that
                 # maps it into range): what it returns is not worked out
                 return UNKNOWN
-        if t == "field_expression" and self._reduced_vector(node):
+        if t == "field_expression" and self._field_of_call(node):
             return UNKNOWN
         key = canon(node)
         if sign != 0:
@@ -950,13 +1006,20 @@ class _Bounds:
             return UNKNOWN
         return {(key,): 1}
 
-    def _reduced_vector(self, node: Node) -> bool:
-        """``p.y`` with ``let p = gid.xy().rem(size)``: a component of a vector reduced with a
-        quotient or remainder method (rust-gpu shaders on glam vectors): not worked out."""
+    def _field_of_call(self, node: Node) -> bool:
+        """A field of a value a call made from the position: ``p.y`` with ``let p =
+        gid.xy().rem(size)`` (a glam vector reduced with a quotient or remainder method, rust-gpu
+        shaders), ``s.cell`` with ``let s = grow(i)``: not worked out."""
         value = strip(node.child_by_field_name("value") or node)
         bound = self.resolve(value) if value.type == "identifier" else None
-        m = _method_call(strip(bound)) if bound is not None else None
-        return m is not None and m[0] in _DIVISIONS
+        call = strip(bound) if bound is not None else None
+        if call is None or call.type != "call_expression":
+            return False
+        m = _method_call(call)
+        if m is not None and m[0] in DIVISION_METHODS:
+            return True
+        args = call.child_by_field_name("arguments")
+        return args is not None and any(self.is_thread(a) for a in _named(args))
 
     def _from_flat(self, node: Node, key: str, depth: int) -> Poly | None:
         """An upper bound of a thread coordinate that only a flat guard bounds: under
@@ -1149,7 +1212,7 @@ class _Bounds:
 #: index kernels), the integer ``div_euclid`` / ``checked_div`` / ``wrapping_div``.
 #: Methods whose result is a quotient or a remainder (``i.rem(n)`` is ``i % n``, also on glam
 #: vectors in rust-gpu shaders): like ``/`` and ``%``, their bound is not worked out.
-_DIVISIONS = frozenset({"div_mod", "div", "div_euclid", "checked_div", "wrapping_div", "div_ceil",
+DIVISION_METHODS = frozenset({"div_mod", "div", "div_euclid", "checked_div", "wrapping_div", "div_ceil",
                         "rem", "rem_euclid", "wrapping_rem", "checked_rem"})
 
 

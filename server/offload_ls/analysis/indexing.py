@@ -145,8 +145,9 @@ def _let_binding(let: Node, name: str) -> Binding | None:
                 inner = _first_named(part) if part.type == "mut_pattern" else part
                 if inner is not None and inner.type == "identifier" and node_text(inner) == name:
                     return Binding(name, "let", let, element, None, mutable or part.type == "mut_pattern")
-    if plain.type == "tuple_pattern" and value is not None and method_name(strip(value)) == "div_mod":
-        # `let (q, r) = divisor.div_mod(p);` (CubeCL FastDivmod): both come from that call
+    if plain.type == "tuple_pattern" and value is not None and strip(value).type == "call_expression":
+        # `let (q, r) = divisor.div_mod(p);` (CubeCL FastDivmod), `let (next, cell) = step(i, p);`:
+        # each comes from that call (what it returns for the position is not worked out)
         return Binding(name, "let", let, value, None, mutable)
     return Binding(name, kind, let, value, let.child_by_field_name("type"), mutable)
 

@@ -39,3 +39,13 @@ fn forward_diff(mut d: Region<f64, Linear1D>, x: &[f64; ZONES]) {
         *v = x[i + 1] - x[i]; //~ WARN unchecked_thread_index
     }
 }
+
+//@ case: correct
+// A let chain: the condition after `let Some(..) = q.get_mut()` runs only for a thread the region holds.
+#[offload_kernel]
+fn clip_energy(mut q: Region<f64, Linear1D>, delta: &[f64; ZONES], limit: f64) {
+    let zone = Linear1D::index();
+    if let Some(v) = q.get_mut() && delta[zone] > limit {
+        *v = limit;
+    }
+}

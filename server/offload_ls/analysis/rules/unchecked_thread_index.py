@@ -33,7 +33,7 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
-from offload_ls.analysis.bounds import affine, bounded, guards_at
+from offload_ls.analysis.bounds import DIVISION_METHODS, affine, bounded, canon, guards_at
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.indexing import ThreadFlow, identifiers, method_name, named, strip
@@ -82,7 +82,9 @@ def check(ctx: FileContext) -> Iterator[Finding]:
 
         guard_memo: dict = {}  # the guards above each node of this function (analysis/bounds.py)
         holds = _guard_holds_at(flow)
-        for use, index, raw in _index_uses(flow):
+        uses = _index_uses(flow)
+        counts = _record_counts(uses, fold)
+        for use, index, raw in uses:
             key = (index.start_byte, index.end_byte)
             if key in seen or _clamped(index):
                 continue
@@ -97,7 +99,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             guards = guards_at(use, body, fold, profile.exits, ctx.source, guard_memo, flow.parent, resolve)
             length = _static_length(use, flow, fold)
             if bounded(index, guards, fold, resolve, length, flow.depends,
-                       lambda n, flow=flow: _block_only(flow, n), _base(use), holds):
+                       lambda n, flow=flow: _block_only(flow, n), _base(use), holds, counts):
                 continue
             tvars = flow.thread_vars(index)
             if _built_up(flow, [b for _, b in tvars]):
@@ -112,6 +114,19 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                                           node_text(base) if base is not None else None, length))
 
 
+def _record_counts(uses: list[tuple[Node, Node, bool]], fold) -> frozenset[tuple[str, str]]:
+    """(``"<buffer>.len()"``, variable) for every ``buffer[v]`` of the function indexed by a
+    plain variable (analysis/bounds.py ``bounded``'s ``record_counts``)."""
+    out = set()
+    for use, index, _ in uses:
+        if use.type != "index_expression":
+            continue
+        e = affine(index, fold)
+        if e.key and e.off == 0 and strip(index).type in ("identifier", "field_expression"):
+            out.add((f"{canon(named(use)[0])}.len()", e.key))
+    return frozenset(out)
+
+
 def _accumulated(flow: ThreadFlow, b) -> bool:
     """Is the variable of binding ``b`` built up with compound assignments from a start that
     is the same for every thread, or that a function computes from the position (``let mut
@@ -121,9 +136,31 @@ def _accumulated(flow: ThreadFlow, b) -> bool:
     if not b.mutable or b.value is None:
         return False
     start = strip(b.value)
-    if flow.depends(start) and start.type != "call_expression":
+    if flow.depends(start) and start.type != "call_expression" and not _quotient(flow, start):
         return False
     return any(r.parent is not None and r.parent.type == "compound_assignment_expr" for r in flow.assignments(b.name))
+
+
+def _quotient(flow: ThreadFlow, node: Node, depth: int = 0) -> bool:
+    """Does ``node`` (immutable ``let``s followed) divide, reduce or shift the position
+    (``let u = ABSOLUTE_POS / slice; let mut off = u * stride;``)? A start computed so is
+    bounded by what the division leaves, which is not worked out (as ``/`` is not elsewhere)."""
+    if depth > 8:
+        return False
+    node = strip(node)
+    if node.type == "binary_expression":
+        op = node.child_by_field_name("operator")
+        if op is not None and op.type in ("/", "%", ">>"):
+            return True
+        return any(_quotient(flow, c, depth + 1) for c in named(node))
+    if node.type == "call_expression":
+        return method_name(node) in DIVISION_METHODS
+    if node.type == "identifier":
+        b = flow.binding(node)
+        return b is not None and b.kind == "let" and not b.mutable and b.value is not None \
+            and _quotient(flow, b.value, depth + 1)
+    return False
+
 
 
 def _built_up(flow: ThreadFlow, bindings: list, depth: int = 0) -> bool:
