@@ -51,7 +51,7 @@ fn spin_sum<F: Float>(rho: &Array<F>, out: &mut Array<F>) {
 fn spin_diff<F: Float>(rho: &Array<F>, out: &mut Array<F>) {
     let p = ABSOLUTE_POS;
     if p < rho.len() {
-        let d = rho[p * 2] - rho[p * 2 + 1]; //~ WARN unchecked_thread_index
+        let d = rho[p * 2] - rho[p * 2 + 1]; //~ WARN unchecked_thread_index //~ WARN unchecked_thread_index
         out[p / 2] = d;
     }
 }

@@ -86,7 +86,7 @@ mod square_kernels {
         let i = thread::index_1d().get();
         unsafe {
             let v = *data.add(i); //~ WARN unchecked_thread_index
-            *data.add(i) = v * v;
+            *data.add(i) = v * v; //~ WARN unchecked_thread_index
         }
     }
 }

@@ -59,7 +59,7 @@ pub unsafe extern "ptx-kernel" fn scale_all(data: *mut f64, factor: f64, n: usiz
 pub unsafe extern "ptx-kernel" fn square_unchecked(values: *mut f32) {
     let i = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;
     let v = *values.wrapping_add(i); //~ WARN unchecked_thread_index
-    *values.wrapping_add(i) = v * v;
+    *values.wrapping_add(i) = v * v; //~ WARN unchecked_thread_index
 }
 
 //@ case: correct

@@ -139,7 +139,7 @@ pub fn gamma_encode_cs(
 ) {
     let i = id.x as usize;
     let linear = samples[i].max(0.0); //~ WARN unchecked_thread_index
-    samples[i] = linear.powf(params.inv_gamma);
+    samples[i] = linear.powf(params.inv_gamma); //~ WARN unchecked_thread_index
 }
 
 #[cfg(not(target_arch = "spirv"))]

@@ -37,7 +37,7 @@ from offload_ls.analysis.bounds import DIVISION_METHODS, affine, bounded, canon,
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.indexing import ThreadFlow, identifiers, method_name, named, strip
-from offload_ls.analysis.model import Finding, Level, Related, Span
+from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.rules.static_mut_in_kernel import StaticMuts
 from offload_ls.analysis.std_names import THREAD_INDEX_HINTS, holds_any
@@ -84,7 +84,6 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         holds = _guard_holds_at(flow)
         uses = _index_uses(flow)
         counts = _record_counts(uses, fold)
-        groups: dict[tuple, tuple[Span, list[Related], str]] = {}
         for use, index, raw in uses:
             key = (index.start_byte, index.end_byte)
             if key in seen or _clamped(index):
@@ -106,36 +105,13 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             if _built_up(flow, [b for _, b in tvars]):
                 continue  # `off += pos / s % n * t` in a loop: its bound is not worked out
             seen.add(key)
-            # accesses of one buffer at constant offsets from one unguarded index, in one block
-            # under the same guards, are one finding (`p.add(r * d + c + 0)` .. `+ 15`, a read
-            # and a write of `y[i]`: one missing guard), the others its related notes
-            buf = _base(use)
-            group = (canon(buf) if buf is not None else None, affine(index, fold).key, raw,
-                     _block_of(use, flow), tuple((g.expr, g.bound, g.lower) for g in guards))
-            if group in groups:
-                groups[group][1].append(Related(Span(index.start_byte, index.end_byte),
-                                                f"also `{node_text(use)}`, from the same index"))
-                continue
             var = node_text(tvars[0][0]) if tvars else node_text(index)
             hint = _len_hint(use, index, raw, flow)
             weak = _weak_guard(index, guards, fold, holds, flow)
             base = _base_ident(use)
-            groups[group] = (Span(index.start_byte, index.end_byte),
-                             [], message(var, node_text(use), raw or profile.raw_indexing, hint, weak,
-                                         node_text(base) if base is not None else None, length))
-        for span, related, text in groups.values():
-            if related:
-                text += f" (and {len(related)} more access{'es' if len(related) > 1 else ''} of the same buffer " \
-                        f"from this index: one guard covers them)"
-            yield Finding(rule=NAME, span=span, message=text, related=tuple(related))
-
-
-def _block_of(node: Node, flow: ThreadFlow) -> int:
-    """Start byte of the innermost block around ``node`` (-1: none)."""
-    n = flow.parent(node)
-    while n is not None and n.type != "block":
-        n = flow.parent(n)
-    return n.start_byte if n is not None else -1
+            yield Finding(rule=NAME, span=Span(index.start_byte, index.end_byte),
+                          message=message(var, node_text(use), raw or profile.raw_indexing, hint, weak,
+                                          node_text(base) if base is not None else None, length))
 
 
 def _record_counts(uses: list[tuple[Node, Node, bool]], fold) -> frozenset[tuple[str, str]]:
