@@ -772,7 +772,8 @@ class ThreadFlow:
         """Is ``expr`` provably the same for every GPU thread? True for literals,
         ``SCREAMING_CASE`` constants (``N``, ``Self::LEN``, ``u32::MAX``), immutable (or
         never reassigned) ``let`` variables initialised with such values, the kernel's own
-        parameters when ``uniform_params``, and arithmetic / casts / parentheses of these.
+        parameters when ``uniform_params`` (and the fields of those passed as ``&T``:
+        ``push.n`` of rust-gpu push constants), and arithmetic / casts / parentheses of these.
         Anything else (calls, memory reads, closure/loop variables) is not provable, nor is
         an expression nested deeper than :data:`MAX_DEPTH`."""
         if self._depth > MAX_DEPTH or self.is_source(expr):
@@ -806,6 +807,22 @@ class ThreadFlow:
             b = self.binding(expr)
             if b is None:
                 return is_constant_name(node_text(expr))
+            return self._binding_uniform(b)
+        if t == "field_expression":
+            # `push.accumulate` of a `&Params` (rust-gpu push constants) or by-value parameter,
+            # or of a uniform `let`: one value for every thread
+            value = strip(expr.child_by_field_name("value") or expr)
+            if value.type == "field_expression":
+                return self.uniform(value)
+            if value.type != "identifier":
+                return False
+            b = self.binding(value)
+            if b is None:
+                return False
+            if b.kind == "param":
+                # only through `&T`: a by-value parameter may be a builtin position an ecosystem
+                # passes (krnl `#[builtin] global_id: UVec3`), and `&mut T` fields other threads write
+                return self._shared_ref_param(value)
             return self._binding_uniform(b)
         return False
 

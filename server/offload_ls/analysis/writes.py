@@ -127,7 +127,7 @@ def every_thread_reaches(write: Node, body: Node, flow: ThreadFlow) -> bool:
     return reach(write, body, flow) == ALL
 
 
-def reach(write: Node, body: Node, flow: ThreadFlow) -> str:
+def reach(write: Node, body: Node, flow: ThreadFlow, gates: list | None = None) -> str:
     """Which threads reach ``write`` from the kernel body ``body``.
 
     ``ALL`` when nothing on the way singles out threads: conditions (of an enclosing
@@ -137,7 +137,8 @@ def reach(write: Node, body: Node, flow: ThreadFlow) -> str:
     index within the block alone (``if t == 0`` with ``t = _thread_idx_x()``, also
     ``t < 1``, or an earlier ``if t > 0 { return; }``): one thread of every block goes
     on. ``SOME`` otherwise (a closure, a condition on the position in the whole launch,
-    a ``match`` on a thread-dependent value)."""
+    a ``match`` on a thread-dependent value). ``gates``: when given, the conditions (or
+    earlier exits) that made it ``PER_BLOCK`` are appended to it."""
     result = ALL
     up = flow.parent
     child, node = write, up(write)
@@ -149,7 +150,7 @@ def reach(write: Node, body: Node, flow: ThreadFlow) -> str:
             cond = node.child_by_field_name("condition")
             if cond is not None and child != cond:
                 holds = t == "while_expression" or child == node.child_by_field_name("consequence")
-                result = _narrow(result, _gate(cond, holds, flow))
+                result = _narrow(result, _noted(_gate(cond, holds, flow), cond, gates))
         elif t == "match_expression":
             value = node.child_by_field_name("value")
             if value is not None and child != value:
@@ -161,16 +162,23 @@ def reach(write: Node, body: Node, flow: ThreadFlow) -> str:
             if op is not None and op.type in ("&&", "||") and child == right:
                 left = node.child_by_field_name("left")
                 if left is not None:
-                    result = _narrow(result, _gate(left, op.type == "&&", flow))
+                    result = _narrow(result, _noted(_gate(left, op.type == "&&", flow), left, gates))
         if result == SOME:
             return SOME
         child, node = node, up(node)
     for e in flow.exits:
         if e.end_byte <= write.start_byte:
-            result = _narrow(result, _earlier_exit_gate(e, write, flow))
+            result = _narrow(result, _noted(_earlier_exit_gate(e, write, flow), e, gates))
             if result == SOME:
                 return SOME
     return result
+
+
+def _noted(gate: str, node: Node, gates: list | None) -> str:
+    """``gate``, after appending ``node`` to ``gates`` when it is ``PER_BLOCK``."""
+    if gate == PER_BLOCK and gates is not None:
+        gates.append(node)
+    return gate
 
 
 def _narrow(a: str, b: str) -> str:

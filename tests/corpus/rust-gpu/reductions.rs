@@ -279,3 +279,31 @@ pub fn total_atomic_cs(
         total[0] += input[g];
     }
 }
+
+//@ case: hazard thread_index_collision
+// The workgroup is 1 x 128: `local_invocation_id.x` is 0 for all 128 invocations, so the
+// `== 0` test lets every one of them add into the group's element.
+#[spirv(compute(threads(1, 128)))]
+pub fn column_partial_sums(
+    #[spirv(workgroup_id)] group: UVec3,
+    #[spirv(local_invocation_id)] local: UVec3,
+    #[spirv(push_constant)] params: &ColumnParams,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] x: &[f32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] sums: &mut [f32],
+) {
+    let g = group.x as usize;
+    if local.x == 0 {
+        if params.accumulate == 1 {
+            sums[g] += x[g]; //~ WARN thread_index_collision
+        } else {
+            sums[g] = x[g]; //~ WARN thread_index_collision
+        }
+    }
+}
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct ColumnParams {
+    pub columns: u32,
+    pub accumulate: u32,
+}

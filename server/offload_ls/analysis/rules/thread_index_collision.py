@@ -28,13 +28,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from tree_sitter import Node
+
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.index_form import IndexForms, uses
-from offload_ls.analysis.indexing import ThreadFlow
+from offload_ls.analysis.indexing import ThreadFlow, strip
 from offload_ls.analysis.model import Finding, Kernel, Launch, Level, Span
 from offload_ls.analysis.rules import Rule
-from offload_ls.analysis.writes import every_thread_reaches, write_target, writable_params
+from offload_ls.analysis.writes import PER_BLOCK, SOME, reach, write_target, writable_params
 from offload_ls.syntax.parse import node_text
 
 NAME = "thread_index_collision"
@@ -76,9 +78,13 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             form = forms.of(indices[0])
             if form is None or not any(k for k in form):
                 continue
-            if not every_thread_reaches(write, body, flow):
+            gates: list = []
+            who = reach(write, body, flow, gates)
+            if who == SOME:
                 continue
             for wg, th, launch in configs:
+                if who == PER_BLOCK and not all(_admits_whole_block(g, forms, th) for g in gates):
+                    continue  # one thread (or a few) of each block writes
                 reason = _collision(form, wg, th)
                 if reason is None:
                     continue
@@ -87,6 +93,30 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 yield Finding(rule=NAME, span=Span(place.start_byte, place.end_byte),
                               message=message(kernel, node_text(place), reason, wg, th, launch))
                 break
+
+
+def _admits_whole_block(cond: Node, forms: IndexForms, th: Dims | None) -> bool:
+    """Does ``cond``, a test that picks threads by their index within the block
+    (``lid == 0``), let every thread of a block through under ``th`` threads per block? It
+    does when it compares with 0 only thread indexes along dimensions of one thread
+    (``local_invocation_id.x == 0`` under ``threads(1, 128)``: all 128 threads pass)."""
+    cond = strip(cond)
+    if th is None or cond.type != "binary_expression":
+        return False
+    op = cond.child_by_field_name("operator")
+    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    if op is None or op.type != "==" or left is None or right is None:
+        return False
+    var = left if node_text(strip(right)) == "0" else right if node_text(strip(left)) == "0" else None
+    form = forms.of(var) if var is not None else None
+    if not form:
+        return False
+    for monomial in form:
+        if len(monomial) != 1 or not monomial[0].startswith("tid."):
+            return False
+        if th[_DIMS.index(monomial[0].split(".", 1)[1])] != 1:
+            return False
+    return True
 
 
 def _pad(dims) -> Dims | None:
