@@ -48,7 +48,7 @@ def _fp(root: Path) -> str:
     return relink.host_fingerprint(root, root / "Cargo.toml", [])
 
 
-def test_fingerprint_ignores_device_only_code_and_nothing_else(tmp_path):
+def test_fingerprint_ignores_device_only_code_and_nothing_else(tmp_path, monkeypatch):
     root = _crate(tmp_path)
     base = _fp(root)
     assert _fp(root) == base  # deterministic
@@ -67,6 +67,13 @@ def test_fingerprint_ignores_device_only_code_and_nothing_else(tmp_path):
     (root / "target" / "x").mkdir(parents=True)
     (root / "target" / "x" / "gen.rs").write_text("fn generated() {}")
     assert _fp(root) == base  # build directories are not sources
+    (root / ".cargo").mkdir()
+    (root / ".cargo" / "config.toml").write_text('[build]\nrustflags = ["-Ctarget-cpu=native"]\n')
+    assert _fp(root) != base  # cargo's configuration
+    (root / ".cargo" / "config.toml").unlink()
+    assert _fp(root) == base
+    monkeypatch.setenv("RUSTFLAGS", "-Copt-level=1")
+    assert _fp(root) != base  # flags from the environment
 
 
 def test_link_line_parsed_from_the_host_pass_stdout(tmp_path):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shlex
 import shutil
 from dataclasses import dataclass
@@ -38,6 +39,9 @@ from offload_ls.workspace.files import SKIP_DIRS
 CAPTURE_ARGS = ("--print", "link-args", "-Csave-temps")
 #: the record of the last full host pass, in the build directory
 RECORD = "host-link.json"
+#: environment variables that change what cargo and rustc build (the Cargo Book,
+#: "Environment variables"): part of the fingerprint
+_ENV_PREFIXES = ("RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_", "CARGO_PROFILE_", "CARGO_TARGET_", "RUSTC")
 _IMAGE_PREFIX = "offload-image-"
 
 
@@ -123,8 +127,10 @@ def load(build_dir: Path) -> LinkRecord | None:
 def host_fingerprint(crate_root: Path, manifest: Path, extra_sources: list[Path]) -> str:
     """SHA-256 (hex) of what the host pass compiles: every ``.rs`` file under ``crate_root``
     (build directories skipped) with its device-only items cut out, the manifest and
-    ``Cargo.lock``, and the bytes of ``extra_sources`` (path dependencies' files, from
-    cargo's dep-info). A file that cannot be read counts as its error."""
+    ``Cargo.lock``, the bytes of ``extra_sources`` (path dependencies' files, from cargo's
+    dep-info), cargo's ``.cargo/config.toml`` files from ``crate_root`` up, and the
+    environment variables that carry flags (:data:`_ENV_PREFIXES`). A file that cannot be
+    read counts as its error."""
     h = hashlib.sha256()
     crate_root = crate_root.resolve()
     files = sorted(p for p in crate_root.rglob("*.rs")
@@ -143,7 +149,12 @@ def host_fingerprint(crate_root: Path, manifest: Path, extra_sources: list[Path]
                 pos = end
         h.update(data[pos:] + b"\0")
     extra = {p.resolve() for p in extra_sources} - set(files)
-    for path in [manifest, manifest.parent / "Cargo.lock", *sorted(extra)]:
+    # cargo's configuration files around the crate, and the environment it reads flags from
+    configs = [d / ".cargo" / name for d in [crate_root, *crate_root.parents] for name in ("config.toml", "config")]
+    for k in sorted(os.environ):
+        if k.startswith(_ENV_PREFIXES):
+            h.update(f"{k}={os.environ[k]}\0".encode())
+    for path in [manifest, manifest.parent / "Cargo.lock", *sorted(extra), *(c for c in configs if c.is_file())]:
         h.update(str(path).encode() + b"\0")
         try:
             h.update(path.read_bytes())
