@@ -213,6 +213,7 @@ def conditions(cond: Node, holds: bool, fold, out: list[Guard], depth: int = 0,
         if holds:
             _contains_call(cond, fold, out)
             _in_bounds_call(cond, fold, out)
+        _vector_compare(cond, holds, fold, out)
         return
     if t != "binary_expression":
         return
@@ -311,6 +312,30 @@ def _in_bounds_call(call: Node, fold, out: list[Guard]) -> None:
     elif m is not None and m[0] == "is_in_bounds" and len(m[2]) == 1:
         arg = m[2][0]
         out.append(Guard(affine(arg, fold), Affine(f"{canon(m[1])}.len()", 0), False, arg, None, 0))
+
+
+#: glam's component-wise comparisons, and what ``a.<cmp>(b).all()`` true (``.any()`` false
+#: of the opposite comparison) bounds: each component ``a.c < b.c`` (adj 0) or ``<=`` (adj 1)
+_VECTOR_BELOW = {"cmplt": ("all", 0), "cmple": ("all", 1), "cmpge": ("any", 0), "cmpgt": ("any", 1)}
+
+
+def _vector_compare(call: Node, holds: bool, fold, out: list[Guard]) -> None:
+    """glam vector guards (rust-gpu shaders): ``if id.cmpge(dims).any() { return; }`` and
+    ``if id.cmplt(dims).all() { .. }`` bound each component: ``id.x < dims.x``, ``id.y <
+    dims.y``, ``id.z < dims.z``."""
+    outer = _method_call(call)
+    inner = _method_call(strip(outer[1])) if outer is not None and not outer[2] else None
+    if inner is None or inner[0] not in _VECTOR_BELOW or len(inner[2]) != 1:
+        return
+    wanted, adj = _VECTOR_BELOW[inner[0]]
+    if (outer[0] == wanted) != (holds if wanted == "all" else not holds):
+        return
+    a, b = strip(inner[1]), strip(inner[2][0])
+    if b.type == "unary_expression" and b.child(0) is not None and b.child(0).type == "*" and _named(b):
+        b = strip(_named(b)[0])  # `*dims` of `dims: &UVec3`
+    for c in "xyz":
+        out.append(Guard(Affine(f"{canon(a)}.{c}", 0), Affine(f"{canon(b)}.{c}", adj), False, None, None, adj))
+        out.append(Guard(Affine(f"{canon(b)}.{c}", 0), Affine(f"{canon(a)}.{c}", 1 - adj), True, None, None, 1 - adj))
 
 
 def _range_bound(rng: Node, var: Node, fold, out: list[Guard]) -> None:
@@ -727,17 +752,23 @@ def _flat_terms(node: Node, resolve, depth: int = 0) -> list[Node]:
     tile * S + slot * 64`` -> ``tile * S``, ``slot * 64``, ``i``)."""
     out = []
     for t in _sum_terms(node):
-        value = resolve(t) if t.type == "identifier" and depth < 6 else None
-        if value is not None and (len(_sum_terms(value)) > 1 or _sum_terms(value)[0].type == "identifier"):
+        value, hops = t, 0
+        while value.type == "identifier" and hops < 6:  # `dc_off` -> `tile_base` -> a sum
+            nxt = resolve(value)
+            if nxt is None:
+                break
+            value, hops = strip(nxt), hops + 1
+        if value is not t and len(_sum_terms(value)) > 1 and depth < 6:
             out += _flat_terms(value, resolve, depth + 1)
         else:
-            out.append(t)
+            out.append(t)  # a term kept as written: a guard on `tid` speaks of `tid`
     return out
 
 
 def _block_tile(index: Node, ub: "_Bounds", block_only, resolve, fold) -> bool:
-    """``index`` is ``b * S + w`` with ``b`` from the block index alone, ``S`` a constant and
-    every other term bounded with a sum below ``S``: each block writes its own tile of ``S``
+    """``index`` is ``b * S + w`` with ``b`` from the block index alone, ``S`` the same for
+    every thread (a constant, or ``2 * h``) and every other term bounded with a sum below
+    ``S`` (``h + i`` under ``i < h``): each block writes its own tile of ``S``
     elements (a CubeCL kernel launched with one cube per tile: ``CUBE_POS * 4096 +
     UNIT_POS * 64 + i`` under ``UNIT_POS < 64`` and ``i < 64``). The launch is trusted to have
     as many blocks as tiles, as one block per row is."""
@@ -747,16 +778,18 @@ def _block_tile(index: Node, ub: "_Bounds", block_only, resolve, fold) -> bool:
         if m is None:
             continue
         for b, stride in (m, (m[1], m[0])):
-            size = _constant(strip(stride), fold)
-            if size is None or not block_only(b):
+            if not block_only(b) or ub.is_thread(stride):
                 continue
-            top = 0
+            size = ub.exact(stride)  # a constant, or the same for every thread (`2 * h`)
+            if not isinstance(size, dict):
+                continue
+            top: Poly = {}
             for other in terms[:k] + terms[k + 1:]:
                 most = ub.of(other, 1)
-                if not isinstance(most, dict) or not _is_const(most):
+                if not isinstance(most, dict):
                     return False
-                top += most.get((), 0)
-            return top < size
+                top = _add(top, most)
+            return _le_minus_one(_sub(top, size))
     return False
 
 
@@ -1016,8 +1049,8 @@ class _Bounds:
         if call is None or call.type != "call_expression":
             return False
         m = _method_call(call)
-        if m is not None and m[0] in DIVISION_METHODS:
-            return True
+        if m is not None and m[0] in DIVISION_METHODS | {"min", "clamp"}:
+            return True  # (a component of a clamped vector: `(v + i).min(splat(len - 1)).x`)
         args = call.child_by_field_name("arguments")
         return args is not None and any(self.is_thread(a) for a in _named(args))
 

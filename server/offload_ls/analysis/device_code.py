@@ -175,7 +175,9 @@ def device_graph(fns, kernels) -> dict:
         for each device function: (1) kernels, (2) functions under a device-only cfg,
         (3) functions that device code calls by name, transitively: not one under a
         host-only cfg, and for ``m::f(..)`` where ``m`` is a ``mod`` of the file, only an
-        ``f`` declared in a ``mod m``.
+        ``f`` declared in a ``mod m``; for ``T::f(..)`` with ``T`` a type (capitalised, or
+        ``Self``), only an ``f`` of an ``impl`` of ``T`` (records may carry ``owner``, the
+        type of their ``impl``).
 
     Raises:
         AttributeError: a function under a device-only cfg has no name node (tree-sitter
@@ -213,23 +215,29 @@ def device_graph(fns, kernels) -> dict:
         for callee in fn.callees:
             qual, _, name = callee.rpartition("::")
             in_module = qual if qual and qual in modules else None
+            # `Complex::new(..)`, `F::new(..)` (a generic parameter), `Self::new(..)`: only a
+            # method of that type's `impl` blocks, not every `fn new` of the file
+            owner = (getattr(fn, "owner", "") if qual == "Self" else qual) \
+                if qual and in_module is None and (qual == "Self" or qual[:1].isupper()) else None
             for target in by_name.get(name, ()):
                 if target.start in result or not target.has_body:
                     continue
                 if in_module is not None and target.module != in_module:
                     continue  # `device::weight(..)` is not `host::weight`
+                if owner is not None and getattr(target, "owner", "") != owner:
+                    continue  # `Complex::new` is not `impl MandelbrotSet { fn new }`
                 result[target.start] = (target, name, why, None)
                 queue.append((target, f"called from device function `{name}`"))
     return result
 
 
 class _FnView:
-    __slots__ = ("fn", "start", "end", "name", "has_body", "callees", "gated", "host", "module")
+    __slots__ = ("fn", "start", "end", "name", "has_body", "callees", "gated", "host", "module", "owner")
 
     def __init__(self, fn) -> None:
         self.fn, self.start, self.end, self.name = fn, fn.start, fn.end, fn.name
         self.has_body, self.callees, self.gated = fn.body is not None, fn.callees, fn.gated
-        self.host, self.module = fn.host, fn.module
+        self.host, self.module, self.owner = fn.host, fn.module, fn.owner
 
 
 class _KernelView:

@@ -386,7 +386,7 @@ class FileFacts:
                 d = self.delta(i)
                 for j, f in enumerate(s.fns):
                     fns.append(_Fn(f.start + d, f.end + d, f.name, f.body is not None, f.callees, f.gated, i, j,
-                                   f.host, f.module))
+                                   f.host, f.module, f.owner))
             records = self._unit_kernel_records(i) if (s.kernels or s.items.fns) else ()
             if records:
                 d = self.delta(i)
@@ -623,12 +623,13 @@ class FileFacts:
 class _Fn:
     """A function item for :func:`device_graph`, at current offsets, with where it is."""
 
-    __slots__ = ("start", "end", "name", "has_body", "callees", "gated", "unit", "index", "host", "module")
+    __slots__ = ("start", "end", "name", "has_body", "callees", "gated", "unit", "index", "host", "module", "owner")
 
-    def __init__(self, start, end, name, has_body, callees, gated, unit, index, host=False, module="") -> None:
+    def __init__(self, start, end, name, has_body, callees, gated, unit, index, host=False, module="",
+                 owner="") -> None:
         self.start, self.end, self.name, self.has_body = start, end, name, has_body
         self.callees, self.gated, self.unit, self.index = callees, gated, unit, index
-        self.host, self.module = host, module
+        self.host, self.module, self.owner = host, module, owner
 
 
 class _K:

@@ -685,9 +685,14 @@ class ThreadFlow:
         return bool(self._sources_by_kind["global"] or self._params_by_kind["global"])
 
     def uses_index(self) -> bool:
-        """Does the function read any thread index (an intrinsic, a builtin parameter)?
+        """Does the function read any thread index (an intrinsic, a builtin parameter it
+        uses: a declared `#[spirv(global_invocation_id)] _id` never read does not count)?
         One that does not cannot tell its threads apart."""
-        return bool(self._sources_by_kind["all"] or self._params_by_kind["all"])
+        if self._sources_by_kind["all"]:
+            return True
+        params = self._params_by_kind["all"]
+        return bool(params) and any(node_text(n) in params and (n.parent is None or n.parent.type != "parameter")
+                                    for n in self._idents)
 
     def assignments(self, name: str) -> list[Node]:
         """Right-hand sides of the assignments (``=``, ``+=``, ..) to the plain variable

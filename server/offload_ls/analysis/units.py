@@ -344,6 +344,9 @@ class FnRec:
     #: the dependence kinds of what it returns (analysis/indexing.py ``_KINDS``); a call of it
     #: is a thread-index source like the intrinsics it reads
     position: frozenset[str] = frozenset()
+    #: the type of the ``impl`` block it is a method of (its last path segment: ``Complex``
+    #: for ``impl Complex`` and ``impl Add for Complex``), ``""`` for a free function
+    owner: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -467,7 +470,7 @@ def exports(kernels, launches, fns, statics, shadowed, defined, unsafe_names, fn
     return (
         tuple((k.name, k.ecosystem, tuple((p.kind, p.transfer) for p in k.params), k.body_span is not None,
                fn_index.get(k.fn_start, -1), k.fn_start in cube) for k in kernels),
-        tuple((f.name, f.callees, f.gated, f.host, f.module, f.body is not None, f.position) for f in fns),
+        tuple((f.name, f.callees, f.gated, f.host, f.module, f.body is not None, f.position, f.owner) for f in fns),
         tuple((la.kernel, la.total_threads) for la in launches),
         tuple((s.name, s.module_level, s.shared) for s in statics),
         shadowed, defined, unsafe_names, fn_names,
@@ -535,14 +538,15 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
         cfg_memo: ``cfg(..)`` predicate text -> (selects device code, selects host code
             only), shared by the units
             of one analysis (the same few predicates repeat all over a file)."""
-    if not caps:  # a comment, a macro call, ..: only names that may be functions
+    if not caps:  # a comment, a macro call, ..: only names that may be functions or macros
         loose = _loose_names(unit)
-        if not loose:
+        macros = _macro_rules_in_macros(unit)
+        if not loose and not macros:
             return UnitSummary(unit.start, unit.end, (), (), (), (), _NONE, _NONE, _NONE, _NONE, _NONE, (), (),
                                False, (), _NO_EXPORTS)
-        items = ItemFacts(loose_names=loose)
-        return UnitSummary(unit.start, unit.end, (), (), (), (), _NONE, _NONE, _NONE, _NONE, _NONE, (), (), False,
-                           (), exports((), (), (), (), _NONE, _NONE, _NONE, _NONE, (), (), items), items)
+        items = ItemFacts(loose_names=loose) if loose else _NO_ITEMS
+        return UnitSummary(unit.start, unit.end, (), (), (), (), _NONE, macros, _NONE, _NONE, _NONE, (), (), False,
+                           (), exports((), (), (), (), _NONE, macros, _NONE, _NONE, (), (), items), items)
     memo = cfg_memo if cfg_memo is not None else {}
     empty: dict[str, list[Node]] = {}
     anchors = caps.get("unit_anchors", empty)
@@ -582,14 +586,15 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
         host = not gated and any(hs <= s and e <= he for hs, he in host_ranges)
         fns.append(FnRec(s, e, node_text(name) if name is not None else None,
                          Span(body.start_byte, body.end_byte) if body is not None else None, called, gated,
-                         host, module, position_kinds(fn, body) if body is not None else _NONE))
+                         host, module, position_kinds(fn, body) if body is not None else _NONE, impl_owner(fn)))
 
     statics = tuple(StaticDecl(node_text(n), Span(n.start_byte, n.end_byte), enclosing_block(n) is None,
                                n.parent is not None and is_shared_static(n.parent))
                     for n in caps.get("static_mut", empty).get("name", []))
     items = _items(caps.get("items", empty), anchors, fn_nodes, unit)
     shadowed = frozenset(_shadowed(anchors.get("use", [])))
-    defined = frozenset(node_text(n) for n in caps.get("defined_names", empty).get("defined", []))
+    defined = frozenset(node_text(n) for n in caps.get("defined_names", empty).get("defined", [])) \
+        | _macro_rules_in_macros(unit)
     ucaps = caps.get("unsafe_fns", empty)
     unsafe_names = frozenset(node_text(n) for n in ucaps.get("name", []))
     fn_names = frozenset(node_text(n) for n in ucaps.get("any_fn", [])) | unsafe_names
@@ -752,6 +757,27 @@ def _loose_names(unit: Unit) -> frozenset[str]:
     return frozenset(out)
 
 
+def _macro_rules_in_macros(unit: Unit) -> frozenset[str]:
+    """Names of the ``macro_rules!`` definitions inside the unit's item-position macro calls
+    (``cfg_if::cfg_if! { if #[cfg(target_os = "cuda")] { macro_rules! print { .. } } }``):
+    macros the file defines, which the syntax tree shows only as tokens."""
+    out: set[str] = set()
+    for node in unit.nodes:
+        mac = node.named_children[0] if node.type == "expression_statement" and node.named_children else node
+        if mac.type != "macro_invocation":
+            continue
+        stack = [c for c in mac.children if c.type == "token_tree"]
+        while stack:
+            tt = stack.pop()
+            kids = tt.children
+            for a, b, c in zip(kids, kids[1:], kids[2:]):
+                if a.type == "identifier" and node_text(a) == "macro_rules" and b.type == "!" \
+                        and c.type == "identifier":
+                    out.add(node_text(c))
+            stack.extend(k for k in kids if k.type == "token_tree")
+    return frozenset(out)
+
+
 def _marker_captures(attrs: list[Node]) -> dict[str, list[Node]]:
     """grammars/rust/kernel_markers.scm's captures among ``attrs`` (attribute items in
     document order), as one run of the query over their parent would give them."""
@@ -815,6 +841,19 @@ def _callee_text(name: Node) -> str:
     if path is None or path.type != "identifier":
         return node_text(name)
     return f"{node_text(path)}::{node_text(name)}"
+
+
+def impl_owner(fn: Node) -> str:
+    """The last path segment of the type of the ``impl`` block ``fn`` is a method of
+    (``impl<T> Complex<T>`` -> ``Complex``), ``""`` for a function outside one."""
+    parent = fn.parent
+    impl = parent.parent if parent is not None and parent.type == "declaration_list" else None
+    if impl is None or impl.type != "impl_item":
+        return ""
+    ty = impl.child_by_field_name("type")
+    if ty is not None and ty.type == "generic_type":
+        ty = ty.child_by_field_name("type")
+    return node_text(ty).rsplit("::", 1)[-1] if ty is not None else ""
 
 
 def unit_module(unit: Unit) -> str:

@@ -86,7 +86,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         counts = _record_counts(uses, fold)
         for use, index, raw in uses:
             key = (index.start_byte, index.end_byte)
-            if key in seen or _clamped(index):
+            if key in seen or _clamped(index, resolve):
                 continue
             if not _launch_position(flow, index):
                 continue  # within-block or block-only index: bounded by the launch's shape
@@ -472,10 +472,14 @@ def _static_length(use: Node, flow: ThreadFlow, fold) -> int | None:
     return fold(length) if length is not None else None
 
 
-def _clamped(index: Node) -> bool:
+def _clamped(index: Node, resolve=None, depth: int = 0) -> bool:
     """``i % n``, ``i & mask``, ``i.min(n - 1)``, ``min(i, n)``, ``i.clamp(..)``, ``i.rem(n)``
-    (``core::ops::Rem``, also on glam vectors: rust-gpu shaders)."""
+    (``core::ops::Rem``, also on glam vectors: rust-gpu shaders), also through immutable
+    ``let``s (``resolve``: an identifier -> its value): ``let idx = flat.min(len - 1); x[idx]``."""
     e = strip(index)
+    if e.type == "identifier" and resolve is not None and depth < 4:
+        value = resolve(e)
+        return value is not None and _clamped(value, resolve, depth + 1)
     if e.type == "binary_expression":
         op = e.child_by_field_name("operator")
         return op is not None and op.type in ("%", "&")
