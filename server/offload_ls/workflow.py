@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from offload_ls.gpu.profile import ProfileReport
 from offload_ls.gpu.profile_run import profile_binary
 from offload_ls.gpu.listing import Listing, SourceLoc, parse_asm, parse_llvm_ir, parse_sass
 from offload_ls.toolchain.build import AssemblyPlan, BuildPlan, assembly_plan, build_plan
-from offload_ls.toolchain.compile import CheckResult, run_plan
+from offload_ls.toolchain.compile import CheckResult, resolve_placeholders, run_plan
 from offload_ls.toolchain.crate import BuildSettings, Crate, load_crate
 from offload_ls.toolchain.discover import find_cuda_tool
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic
@@ -32,7 +33,7 @@ from offload_ls.toolchain.doctor import DoctorReport
 from offload_ls.toolchain.lower import LineMapper, Lowering, lower_for_pipeline
 from offload_ls.toolchain import relink
 from offload_ls.toolchain.process import CancelToken, run
-from offload_ls.workspace.files import SKIP_DIRS, FileTooLarge, read_source, rust_files
+from offload_ls.workspace.files import FileTooLarge, read_source, rust_files
 
 Progress = Callable[[str], None]
 
@@ -103,36 +104,90 @@ def dep_info_sources(target_dir: Path) -> list[Path]:
     return out
 
 
-def is_fresh(crate: Crate, exe: Path, key: dict, stamp_path: Path | None = None,
-             target_dirs: tuple[Path, ...] = ()) -> bool:
-    """True if ``exe`` exists, was built with the same settings ``key`` (recorded in
-    ``stamp_path``, default the build's), and is newer than every ``.rs`` file and
-    ``Cargo.toml`` of the crate's directory and every source cargo's dep-info files under
-    ``target_dirs`` name (path dependencies included)."""
-    try:
-        stamp = json.loads((stamp_path or _stamp_path(crate)).read_text())
-        built = exe.stat().st_mtime
-    except (OSError, ValueError):
-        return False
-    if stamp != key:
-        return False
-    root = crate.manifest.parent
-    for path in [crate.manifest, *root.rglob("*.rs")]:
-        if any(part in SKIP_DIRS for part in path.relative_to(root).parts[:-1]):
-            continue
+def dep_info_env(target_dir: Path) -> tuple[str, ...]:
+    """Environment variables rustc's dep-info files under ``target_dir`` say the build read
+    (``# env-dep:NAME=value`` lines, written for ``env!`` / ``option_env!``)."""
+    names = set()
+    # rustc's own dep-info (deps/*.d) has them, cargo's (release/<bin>.d) does not; every
+    # file there counts, those of earlier builds too (a name more only costs a rebuild)
+    for d in [*target_dir.glob("release/deps/*.d"), *target_dir.glob("*/release/deps/*.d")]:
         try:
-            if path.stat().st_mtime > built:
-                return False
+            text = d.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
-    for target in target_dirs:
-        for path in dep_info_sources(target):
-            try:
-                if path.stat().st_mtime > built:
-                    return False
-            except OSError:
-                return False  # a source that went away: rebuild
-    return True
+        for line in text.splitlines():
+            if line.startswith("# env-dep:"):
+                names.add(line[len("# env-dep:"):].split("=", 1)[0])
+    return tuple(sorted(names))
+
+
+def dep_info_inputs(target_dirs: tuple[Path, ...]) -> tuple[list[Path], tuple[str, ...]]:
+    """The sources and environment variables cargo's dep-info under ``target_dirs`` names."""
+    return ([p for t in target_dirs for p in dep_info_sources(t)],
+            tuple(n for t in target_dirs for n in dep_info_env(t)))
+
+
+def build_inputs_digest(crate: Crate, target_dirs: tuple[Path, ...],
+                        inputs: tuple[list[Path], tuple[str, ...]] | None = None) -> str:
+    """The content digest of ``crate``'s build inputs (toolchain/relink.py ``source_digest``),
+    with the path dependencies and environment reads cargo's dep-info under ``target_dirs``
+    names (or ``inputs``, :func:`dep_info_inputs` taken earlier)."""
+    sources, env = inputs if inputs is not None else dep_info_inputs(target_dirs)
+    return relink.source_digest(crate.manifest.parent, crate.manifest, sources, env)
+
+
+def _stamp_digest(crate: Crate, targets: tuple[Path, ...], before: tuple[list[Path], tuple[str, ...]],
+                  digest: str) -> str:
+    """The digest a finished build's stamp keeps: the one of its inputs with the dep-info it
+    wrote, when nothing changed while it ran (the inputs named at its start digest as they
+    did then), else the start's (a file saved meanwhile: the next build builds again)."""
+    if build_inputs_digest(crate, targets, before) != digest:
+        return digest
+    return build_inputs_digest(crate, targets)
+
+
+def is_fresh(crate: Crate, exe: Path, key: dict, stamp_path: Path | None = None,
+             target_dirs: tuple[Path, ...] = ()) -> bool:
+    """True if ``exe`` exists and its stamp (``stamp_path``, default the build's) holds the
+    same settings ``key`` and the digest of the same build inputs
+    (:func:`build_inputs_digest`, taken when that build started: a file saved during a build,
+    or an older copy restored, is not taken as built)."""
+    try:
+        stamp = json.loads((stamp_path or _stamp_path(crate)).read_text())
+    except (OSError, ValueError):
+        return False
+    if not isinstance(stamp, dict) or not exe.exists():
+        return False
+    sources = stamp.pop("sources", None)
+    if stamp != key or sources is None:
+        return False
+    return sources == build_inputs_digest(crate, target_dirs)
+
+
+def _forget_cargo_fingerprints(crate: Crate, targets: tuple[Path, ...]) -> None:
+    """Make cargo compile the crate itself again (its dependencies stay built): cargo decides
+    by file times, so a file put back with an older time, or saved while cargo compiled it,
+    would look built to it. offload-ls has already decided by content
+    (:func:`build_inputs_digest`) that this build is needed."""
+    for target in targets:
+        for fp in [*target.glob(f"release/.fingerprint/{crate.name}-*"),
+                   *target.glob(f"*/release/.fingerprint/{crate.name}-*")]:
+            shutil.rmtree(fp, ignore_errors=True)
+
+
+def _prune_images(plan: BuildPlan) -> None:
+    """Delete the device-image objects (``offload-image-<sha>.o``) of earlier builds: one per
+    image ever built, never read again (the current one is named by its content)."""
+    embed = next((p for p in plan.passes if p.name == "embed"), None)
+    if embed is None or "-o" not in embed.argv:
+        return
+    try:
+        current = Path(resolve_placeholders(embed.argv)[embed.argv.index("-o") + 1])
+    except OSError:
+        return
+    for old in current.parent.glob("offload-image-*.o"):
+        if old != current:
+            old.unlink(missing_ok=True)
 
 
 def _relink_host(plan: BuildPlan, crate: Crate, key: dict, fingerprint: str) -> bool:
@@ -147,6 +202,8 @@ def _relink_host(plan: BuildPlan, crate: Crate, key: dict, fingerprint: str) -> 
         stamp = json.loads(_stamp_path(crate).read_text())
     except (OSError, ValueError):
         return False
+    if isinstance(stamp, dict):
+        stamp.pop("sources", None)
     if rec is None or stamp != key or not rec.inputs_exist():
         return False
     if rec.fingerprint != fingerprint:
@@ -212,21 +269,26 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
            "passes": hashlib.sha256(json.dumps([p.argv for p in plan.passes]).encode()).hexdigest()[:16]}
     start = time.monotonic()
     out = crate.out_dir / "build"
-    if not force and plan.exe is not None and is_fresh(crate, plan.exe, key,
-                                                       target_dirs=(out / "target-host", out / "target-device")):
+    targets = (out / "target-host", out / "target-device")
+    if not force and plan.exe is not None and is_fresh(crate, plan.exe, key, target_dirs=targets):
         say(f"{plan.exe} is up to date")
         outcome.fresh = True
     else:
         host_target = out / "target-host"
+        # the inputs as this build starts (a file saved while it runs is not taken as built)
+        before = dep_info_inputs(targets)
+        digest = build_inputs_digest(crate, targets, before)
         # what the host pass would compile, before this build (the record of a full host pass
         # keeps the fingerprint taken at the same point: cargo rewrites Cargo.lock and dep-info)
-        fingerprint = relink.host_fingerprint(crate.manifest.parent, crate.manifest, dep_info_sources(host_target))
+        fingerprint = relink.host_fingerprint(crate.manifest.parent, crate.manifest, dep_info_sources(host_target),
+                                              dep_info_env(host_target))
         relinking = not force and _relink_host(plan, crate, key, fingerprint)
         if relinking:
             say("only device code changed since the last host pass: relinking the host executable "
                 "with the new device image (no host pass)")
         if plan.exe is not None and plan.exe.exists():
             plan.exe.unlink()  # a failed link must not leave the previous binary looking current
+        _forget_cargo_fingerprints(crate, targets)
         result: CheckResult = await run_plan(
             plan, cancel=cancel, on_pass=lambda i, n, p: say(f"[{i + 1}/{n}] {p.name}: {p.label}"))
         host_run = next((p.completed for p in result.passes if p.name == "host" and p.completed is not None), None)
@@ -248,7 +310,8 @@ async def build_crate(manifest: Path, report: DoctorReport, *, bin_name: str | N
                                      if "adjusting per thread register count" in line]
         if plan.ptx is not None and plan.ptx.is_file():
             outcome.ptx_perf = analyse_ptx(plan.ptx.read_text(encoding="utf-8", errors="replace"))
-        _stamp_path(crate).write_text(json.dumps(key))
+        _stamp_path(crate).write_text(json.dumps({**key, "sources": _stamp_digest(crate, targets, before, digest)}))
+        _prune_images(plan)
         (crate.out_dir / "build" / "resources.json").write_text(json.dumps(
             {"resources": [vars(r) for r in outcome.resources], "ptx_perf": [vars(p) for p in outcome.ptx_perf]}))
     if outcome.fresh:
@@ -288,8 +351,10 @@ async def run_crate(manifest: Path, report: DoctorReport, args: list[str] | None
                     timeout: float = 300.0, cancel: CancelToken | None = None, progress: Progress | None = None,
                     on_stdout: Callable[[str], None] | None = None,
                     on_stderr: Callable[[str], None] | None = None,
-                    target: RunTarget | None = None, settings: BuildSettings | None = None) -> RunOutcome:
-    """Build if stale, then run with the runtime's log and return the run report.
+                    target: RunTarget | None = None, settings: BuildSettings | None = None,
+                    force: bool = False) -> RunOutcome:
+    """Build if stale (always with ``force``), then run with the runtime's log and return the
+    run report.
 
     Args:
         target: where to run (gpu/targets.py); ``None`` or ``local``: here. For an ``ssh``
@@ -300,7 +365,7 @@ async def run_crate(manifest: Path, report: DoctorReport, args: list[str] | None
         TargetError: the target is unreachable or cannot run the bundle (nothing ran).
     """
     built = await build_crate(manifest, report, bin_name=bin_name, device_image=device_image,
-                              cancel=cancel, progress=progress, settings=settings)
+                              cancel=cancel, progress=progress, settings=settings, force=force)
     if not built.ok:
         return RunOutcome(built, None)
     if target is not None and target.remote:
@@ -481,7 +546,10 @@ async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str 
            "pipeline": report.pipeline, "formats": sorted(wanted), "bin": crate.bin, "fp_contract": crate.fp_contract,
            "max_registers": crate.max_registers}
     start = time.monotonic()
-    if not force and is_fresh(crate, img.asm, key, stamp, (crate.out_dir / "asm" / "target-device",)):
+    asm_targets = (crate.out_dir / "asm" / "target-device",)
+    before = dep_info_inputs(asm_targets)
+    digest = build_inputs_digest(crate, asm_targets, before)
+    if not force and is_fresh(crate, img.asm, key, stamp, asm_targets):
         say(f"the device listings in {img.asm.parent} are up to date")
         outcome.fresh = True
     else:
@@ -499,7 +567,8 @@ async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str 
             if p.name == "nvdisasm" and p.completed is not None and p.completed.ok and plan.sass:
                 plan.sass.write_text(p.completed.stdout, encoding="utf-8")
         if not result.cancelled and all(path.exists() for path in wanted.values()):
-            stamp.write_text(json.dumps(key))  # a failed SASS step is retried next time
+            # a failed SASS step is retried next time
+            stamp.write_text(json.dumps({**key, "sources": _stamp_digest(crate, asm_targets, before, digest)}))
     outcome.files = {fmt: path for fmt, path in wanted.items() if path.exists()} if img.asm.exists() else {}
     outcome.seconds = time.monotonic() - start
     return outcome

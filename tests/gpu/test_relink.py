@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -60,6 +62,21 @@ def test_fingerprint_ignores_device_only_code_and_nothing_else(tmp_path, monkeyp
     assert _fp(root) != base  # shared by both passes
     _crate(tmp_path, SOURCE.replace("#[cfg(offload_device)]\nmod device", "mod device"))
     assert _fp(root) != base  # no longer device-only
+    anyhost = SOURCE.replace("#[cfg(offload_device)]\nmod device", "#[cfg(any(offload_device, unix))]\nmod device")
+    _crate(tmp_path, anyhost)
+    first = _fp(root)
+    _crate(tmp_path, anyhost.replace("x[0] *= 2.0;", "x[0] *= 3.0;"))
+    assert _fp(root) != first  # `any(offload_device, unix)` is compiled by the host pass too
+    gated = SOURCE.replace("#[cfg(offload_device)]\nmod device", '#[cfg(all(unix, target_arch = "nvptx64"))]\nmod device')
+    _crate(tmp_path, gated)
+    first = _fp(root)
+    _crate(tmp_path, gated.replace("x[0] *= 2.0;", "x[0] *= 3.0;"))
+    assert _fp(root) == first  # false on the host: `all(unix, target_arch = "nvptx64")`
+    feat = SOURCE.replace("#[cfg(offload_device)]\nmod device", '#[cfg(feature = "gpu")]\nmod device')
+    _crate(tmp_path, feat)
+    first = _fp(root)
+    _crate(tmp_path, feat.replace("x[0] *= 2.0;", "x[0] *= 3.0;"))
+    assert _fp(root) != first  # a feature: not known to be off
     _crate(tmp_path)
     (root / "Cargo.toml").write_text((root / "Cargo.toml").read_text() + "\n[profile.release]\n")
     assert _fp(root) != base  # the manifest
@@ -129,3 +146,14 @@ def test_device_only_edit_relinks_and_runs_the_new_kernel(offload_report, tmp_pa
     assert third.ok and "host" in third.pass_seconds and "relink" not in third.pass_seconds
     res = subprocess.run([str(third.exe)], capture_output=True, text=True, timeout=120)
     assert "ok saxpy: 65536 elements" in res.stdout
+
+    # an older copy of the file put back with its old time: the binary is not up to date
+    main.write_text(edited)
+    os.utime(main, (time.time() - 3600, time.time() - 3600))
+    fourth = asyncio.run(build_crate(manifest, offload_report, device_image="host"))
+    assert fourth.ok and not fourth.fresh
+    res = subprocess.run([str(fourth.exe)], capture_output=True, text=True, timeout=120)
+    assert "OK saxpy: 65536 elements" in res.stdout
+    assert asyncio.run(build_crate(manifest, offload_report, device_image="host")).fresh
+    # one device image object is kept, the current one
+    assert len(list((crate / "target" / "offload-ls" / "build").glob("offload-image-*.o"))) == 1

@@ -82,6 +82,47 @@ def is_host_cfg(predicate: Node, depth: int = 0) -> bool:
     return False
 
 
+#: what the host pass of an x86_64 Linux release build sets (rustc's `--print cfg` for
+#: x86_64-unknown-linux-gnu; offload-ls's device cfgs are not set on the host)
+_HOST_FLAGS = {"unix": True, "windows": False, "test": False, "debug_assertions": False, "offload_device": False,
+               "device": False, "target_thread_local": True}
+_HOST_VALUES = {"target_arch": "x86_64", "target_os": "linux", "target_family": "unix", "target_env": "gnu",
+                "target_vendor": "unknown", "target_pointer_width": "64", "target_endian": "little"}
+
+
+def host_cfg_value(predicate: Node, depth: int = 0) -> bool | None:
+    """The value of a ``cfg(..)`` token tree in the host pass (x86_64 Linux, release, no
+    device cfg): True, False, or ``None`` when it depends on what is not known here (a
+    ``feature``, a custom flag). ``all`` / ``any`` / ``not`` in three-valued logic; deeper
+    than 32 levels: ``None``."""
+    if depth > 32:
+        return None
+    inner = [c for c in predicate.children if c.type not in ("(", ")", "[", "]", "{", "}")]
+    parts = _parts(inner)
+    if len(parts) != 1:
+        return None
+    return _host_part(parts[0], depth)
+
+
+def _host_part(part: list[Node], depth: int) -> bool | None:
+    if len(part) == 1 and part[0].type == "identifier":
+        return _HOST_FLAGS.get(node_text(part[0]))
+    if len(part) == 3 and part[0].type == "identifier" and part[1].type == "=" and part[2].type == "string_literal":
+        want = _HOST_VALUES.get(node_text(part[0]))
+        return None if want is None else node_text(part[2]).strip('"') == want
+    if len(part) == 2 and part[0].type == "identifier" and part[1].type == "token_tree":
+        head = node_text(part[0])
+        inner = [c for c in part[1].children if c.type not in ("(", ")")]
+        values = [_host_part(p, depth + 1) for p in _parts(inner)]
+        if head == "not" and len(values) == 1:
+            return None if values[0] is None else not values[0]
+        if head == "all":
+            return False if False in values else (True if all(v is True for v in values) else None)
+        if head == "any":
+            return True if True in values else (False if all(v is False for v in values) else None)
+    return None
+
+
 def _parts(tokens: list[Node]) -> list[list[Node]]:
     """``a, b(..), c = "x"`` -> the comma-separated parts."""
     out: list[list[Node]] = [[]]

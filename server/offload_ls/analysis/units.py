@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from offload_ls.analysis.consts import capture as capture_const
-from offload_ls.analysis.device_code import is_device_cfg, is_host_cfg
+from offload_ls.analysis.device_code import host_cfg_value, is_device_cfg, is_host_cfg
 from offload_ls.analysis.ecosystems import profiles
 from offload_ls.analysis.kernels import attributed_item, function_record, kernels_from_captures
 from offload_ls.analysis.launches import launches_from_captures
@@ -790,11 +790,22 @@ def _marker_captures(attrs: list[Node]) -> dict[str, list[Node]]:
     return out
 
 
-def device_only_ranges(root: Node) -> list[tuple[int, int]]:
-    """UTF-8 byte ranges of the items of the tree ``root`` that a device-only ``#[cfg]``
-    applies to (``#[cfg(offload_device)] mod device { .. }``, ``#[cfg(target_arch =
-    "nvptx64")] fn ..``): code the host pass never compiles (toolchain/relink.py)."""
-    return _gated_ranges(captures("cfg_attributes", root), {})[0]
+def host_excluded_ranges(root: Node) -> list[tuple[int, int]]:
+    """UTF-8 byte ranges of the items of the tree ``root`` whose ``#[cfg]`` is false in the
+    host pass (``#[cfg(offload_device)] mod device { .. }``, ``#[cfg(target_arch =
+    "nvptx64")] fn ..``; not ``#[cfg(any(offload_device, unix))]``, which the host compiles):
+    code the host pass never compiles (toolchain/relink.py; analysis/device_code.py
+    ``host_cfg_value``)."""
+    caps = captures("cfg_attributes", root)
+    preds = caps.get("predicate", [])
+    out = []
+    for attr in caps.get("attr", []):
+        inside = [p for p in preds if attr.start_byte <= p.start_byte and p.end_byte <= attr.end_byte]
+        if inside and any(host_cfg_value(p) is False for p in inside):
+            target = attributed_item(attr)
+            if target is not None:
+                out.append((target.start_byte, target.end_byte))
+    return out
 
 
 def _gated_ranges(cfg_caps: dict[str, list[Node]], memo: dict[bytes, tuple[bool, bool]]

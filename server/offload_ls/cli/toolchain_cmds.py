@@ -119,6 +119,7 @@ def add_run(sub) -> None:
     p.add_argument("--device", type=int, metavar="N", help="OpenMP device number (OMP_DEFAULT_DEVICE)")
     p.add_argument("--timeout", type=_positive_seconds, default=300.0, metavar="SECONDS",
                    help="kill the program after SECONDS (default 300)")
+    p.add_argument("--force", action="store_true", help="rebuild even if the binary is up to date")
     p.add_argument("--on", "--run-target", dest="run_target", metavar="NAME",
                    help="run target from Cargo.toml's [package.metadata.offload-ls.run-targets.NAME] "
                         "(an ssh host or a Slurm partition; docs/remote.md); default: run-target there, else local")
@@ -413,7 +414,7 @@ def run_command(args: argparse.Namespace) -> int:
         device_image=device_image, timeout=args.timeout, progress=_note,
         on_stdout=lambda line: (sys.stdout.write(line + "\n"), sys.stdout.flush()),
         on_stderr=lambda line: None if " info: " in line else _note(line), target=target,
-        settings=_build_settings(args)), (BundleError,))
+        settings=_build_settings(args), force=args.force), (BundleError,))
     if outcome is None:
         return status
     _print_diagnostics(outcome.build.diagnostics)

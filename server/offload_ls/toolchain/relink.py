@@ -13,7 +13,8 @@ So a full host pass also asks rustc for its linker command line (``--print link-
 keeps the LTO'd object (``-Csave-temps``; the bitcode files and temporary directories it also
 keeps, and earlier passes' objects, are deleted: about 9 MB stay for a small crate),
 and records both with the *host fingerprint*: a hash of the crate's sources with their
-device-only items cut out (analysis/units.py ``device_only_ranges``), its manifests, and the
+items whose ``#[cfg]`` is false in the host pass cut out (analysis/units.py
+``host_excluded_ranges``), its manifests, and the
 path dependencies' sources. A later build whose fingerprint is the same runs the device passes
 and then only that link command, with the new image object: about 1 s instead of the host pass.
 
@@ -30,7 +31,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from offload_ls.analysis.units import device_only_ranges
+from offload_ls.analysis.units import host_excluded_ranges
 from offload_ls.syntax.parse import parse
 from offload_ls.toolchain.plan import Pass
 from offload_ls.workspace.files import SKIP_DIRS
@@ -59,8 +60,10 @@ class LinkRecord:
     fingerprint: str
 
     def inputs_exist(self) -> bool:
-        """Are the objects and libraries the command names still on disk?"""
-        return all(Path(a).exists() for a in self.argv[1:] if a.startswith("/") and a != self.output)
+        """Are the objects and libraries the command names still on disk (but the image object,
+        which a relink replaces)?"""
+        return all(Path(a).exists() for a in self.argv[1:]
+                   if a.startswith("/") and a not in (self.output, self.image))  # the image is replaced
 
 
 def parse_link_line(stdout: str) -> tuple[tuple[str, ...], dict[str, str]] | None:
@@ -124,13 +127,22 @@ def load(build_dir: Path) -> LinkRecord | None:
         return None
 
 
-def host_fingerprint(crate_root: Path, manifest: Path, extra_sources: list[Path]) -> str:
-    """SHA-256 (hex) of what the host pass compiles: every ``.rs`` file under ``crate_root``
-    (build directories skipped) with its device-only items cut out, the manifest and
-    ``Cargo.lock``, the bytes of ``extra_sources`` (path dependencies' files, from cargo's
-    dep-info), cargo's ``.cargo/config.toml`` files from ``crate_root`` up, and the
-    environment variables that carry flags (:data:`_ENV_PREFIXES`). A file that cannot be
-    read counts as its error."""
+def host_fingerprint(crate_root: Path, manifest: Path, extra_sources: list[Path],
+                     env_names: tuple[str, ...] = ()) -> str:
+    """:func:`source_digest` of what the host pass compiles: the items whose ``#[cfg]`` is
+    false in the host pass cut out (analysis/units.py ``host_excluded_ranges``)."""
+    return source_digest(crate_root, manifest, extra_sources, env_names, cut_host_excluded=True)
+
+
+def source_digest(crate_root: Path, manifest: Path, extra_sources: list[Path], env_names: tuple[str, ...] = (),
+                  cut_host_excluded: bool = False) -> str:
+    """SHA-256 (hex) of a crate's build inputs: every ``.rs`` file under ``crate_root``
+    (build directories skipped; with ``cut_host_excluded``, without the items the host pass
+    never compiles), the manifest and ``Cargo.lock``, the bytes of ``extra_sources`` (path
+    dependencies' files, from cargo's dep-info), cargo's ``.cargo/config.toml`` files from
+    ``crate_root`` up, the environment variables that carry flags (:data:`_ENV_PREFIXES`) and
+    those named in ``env_names`` (``option_env!``/``env!`` reads: dep-info's ``env-dep``). A
+    file that cannot be read counts as its error."""
     h = hashlib.sha256()
     crate_root = crate_root.resolve()
     files = sorted(p for p in crate_root.rglob("*.rs")
@@ -143,7 +155,8 @@ def host_fingerprint(crate_root: Path, manifest: Path, extra_sources: list[Path]
             h.update(repr(exc).encode())
             continue
         pos = 0
-        for start, end in sorted(device_only_ranges(parse(data).root_node)):
+        cut = host_excluded_ranges(parse(data).root_node) if cut_host_excluded else []
+        for start, end in sorted(cut):
             if start >= pos:
                 h.update(data[pos:start])
                 pos = end
@@ -154,6 +167,8 @@ def host_fingerprint(crate_root: Path, manifest: Path, extra_sources: list[Path]
     for k in sorted(os.environ):
         if k.startswith(_ENV_PREFIXES):
             h.update(f"{k}={os.environ[k]}\0".encode())
+    for k in sorted(set(env_names)):
+        h.update(f"env-dep {k}={os.environ.get(k)!r}\0".encode())
     for path in [manifest, manifest.parent / "Cargo.lock", *sorted(extra), *(c for c in configs if c.is_file())]:
         h.update(str(path).encode() + b"\0")
         try:
