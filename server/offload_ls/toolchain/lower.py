@@ -400,7 +400,8 @@ def _check_launch(f: ScannedFile, launch: ScannedLaunch, kernels: list[ScannedKe
     ks, ke = launch.values["kernel"]
     args = launch.values["args"]
     if not launch.args_tuple:
-        issue(LoweringIssue(f.path, args[0], args[1], "error", "`args` must be a tuple `(a, b, ..)`"))
+        issue(LoweringIssue(f.path, args[0], args[1], "error",
+                            "`args` must be a tuple `(a, b, ..)`; one argument is `(a,)`, with the comma"))
     _check_dyn_cache_and_device(f, launch, issue)
     if name is None:
         issue(LoweringIssue(f.path, ks, ke, "error", "`kernel = ..` must name a kernel function (a path)"))

@@ -78,12 +78,14 @@ def _maps_whole_array(host: str, device: str) -> bool:
     return False
 
 
-def _canon(ctx: FileContext, text: str) -> str:
-    """A type's text with whitespace removed, aliases followed and array lengths folded."""
+def _canon(ctx: FileContext, text: str, depth: int = 0) -> str:
+    """A type's text with whitespace removed, paths cut to their last segment
+    (``core::sync::atomic::AtomicU32`` is ``AtomicU32``), aliases followed (``crate::Buf`` ->
+    ``[f32; N]``) and array lengths folded."""
     tree = parse(b"type __T = " + text.encode() + b";")
     item = tree.root_node.named_children[0] if tree.root_node.named_children else None
     t = item.child_by_field_name("type") if item is not None else None
-    return _type(ctx, t) if t is not None else "".join(text.split())
+    return _type(ctx, t, depth) if t is not None else "".join(text.split())
 
 
 def _type(ctx: FileContext, t: Node, depth: int = 0) -> str:
@@ -102,9 +104,12 @@ def _type(ctx: FileContext, t: Node, depth: int = 0) -> str:
         mut = "mut " if any(c.type == "mutable_specifier" for c in t.children) else ("const " if t.type == "pointer_type" else "")
         sigil = "&" if t.type == "reference_type" else "*"
         return f"{sigil}{mut}{_type(ctx, inner, depth + 1) if inner is not None else '?'}"
-    if t.type in ("type_identifier", "primitive_type"):
-        resolved = ctx.facts.resolve_type(node_text(t))
-        return "".join(resolved.split())
+    if t.type in ("type_identifier", "primitive_type", "scoped_type_identifier"):
+        name = node_text(t).rsplit("::", 1)[-1].strip()
+        resolved = ctx.facts.resolve_type(name)
+        if resolved != name:
+            return _canon(ctx, resolved, depth + 1)  # an alias: its target, canonical too
+        return name
     return "".join(node_text(t).split())
 
 

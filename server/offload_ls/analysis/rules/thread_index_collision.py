@@ -75,8 +75,13 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             place, param, indices = found
             if not indices or not flow.depends(indices[0]):
                 continue
-            form = forms.of(indices[0])
-            if form is None or not any(k for k in form):
+            # `out[y][x]`: each index is one dimension of the place; together they must cover
+            # the launch's dimensions (`indices` is innermost first)
+            each = [forms.of(ix) for ix in indices]
+            if any(f is None for f in each):
+                continue
+            form = {k: 1 for f in each for k in f} if len(each) > 1 else each[0]
+            if not any(k for k in form):
                 continue
             gates: list = []
             who = reach(write, body, flow, gates)
@@ -85,7 +90,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             for wg, th, launch in configs:
                 if who == PER_BLOCK and not all(_admits_whole_block(g, forms, th) for g in gates):
                     continue  # one thread (or a few) of each block writes
-                reason = _collision(form, wg, th)
+                reason = _collision(form, wg, th, each)
                 if reason is None:
                     continue
                 # the launch is named by its dimensions, not its position: a kernel's findings
@@ -142,17 +147,19 @@ def _configs(ctx: FileContext, kernel: Kernel) -> list[tuple[Dims | None, Dims |
     return out
 
 
-def _collision(form: dict, wg: Dims | None, th: Dims | None) -> str | None:
-    """Why ``form`` (an index's symbolic form) is not one-to-one over a launch of ``wg``
+def _collision(form: dict, wg: Dims | None, th: Dims | None, each: list[dict] | None = None) -> str | None:
+    """Why ``form`` (an index's symbolic form; for a place with several indices, the union
+    of theirs, ``each`` being their own forms) is not one-to-one over a launch of ``wg``
     blocks of ``th`` threads (``None`` entries unknown), or ``None``."""
-    for d_i, d in enumerate(_DIMS):
-        cb, ct = form.get((f"bid.{d}",)), form.get((f"tid.{d}",))
-        block = th[d_i] if th is not None else None
-        if cb and ct == 1 and 0 < cb and ((block is None and cb == 1) or (block is not None and block > cb)):
-            return f"unscaled:{d}:{cb}"
-    cb, ct = form.get(("blin",)), form.get(("lid",))
-    if cb and ct == 1 and cb == 1:
-        return "unscaled:linear:1"
+    for f in each or [form]:
+        for d_i, d in enumerate(_DIMS):
+            cb, ct = f.get((f"bid.{d}",)), f.get((f"tid.{d}",))
+            block = th[d_i] if th is not None else None
+            if cb and ct == 1 and 0 < cb and ((block is None and cb == 1) or (block is not None and block > cb)):
+                return f"unscaled:{d}:{cb}"
+        cb, ct = f.get(("blin",)), f.get(("lid",))
+        if cb and ct == 1 and cb == 1:
+            return "unscaled:linear:1"
     if th is not None:
         for d_i, d in enumerate(_DIMS):
             n = th[d_i]

@@ -41,7 +41,7 @@ from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.rules.static_mut_in_kernel import StaticMuts
 from offload_ls.analysis.std_names import THREAD_INDEX_HINTS, holds_any
-from offload_ls.syntax.parse import identifier_nodes, node_text
+from offload_ls.syntax.parse import identifier_nodes, node_text, parse
 
 NAME = "unchecked_thread_index"
 
@@ -97,7 +97,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             if fn.has_error and _in_error(flow, use, body):
                 continue  # text that does not parse (an edit in progress): no reliable reading
             guards = guards_at(use, body, fold, profile.exits, ctx.source, guard_memo, flow.parent, resolve)
-            length = _static_length(use, flow, fold)
+            length = _static_length(use, flow, fold, ctx.facts.resolve_type)
             if bounded(index, guards, fold, resolve, length, flow.depends,
                        lambda n, flow=flow: _block_only(flow, n), _base(use), holds, counts):
                 continue
@@ -456,16 +456,26 @@ def _local_buffer(binding, profile) -> bool:
     return False
 
 
-def _static_length(use: Node, flow: ThreadFlow, fold) -> int | None:
+def _static_length(use: Node, flow: ThreadFlow, fold, resolve_type=None) -> int | None:
     """The length of the indexed buffer when its type says (a parameter or ``let`` of type
-    ``[T; N]`` / ``&[T; N]`` / ``&mut [T; N]``, ``N`` folded with the crate's constants)."""
+    ``[T; N]`` / ``&[T; N]`` / ``&mut [T; N]``, ``N`` folded with the crate's constants; an
+    alias of one followed with ``resolve_type``: ``&mut crate::Buf``)."""
     node = _base_ident(use)
     if node is None or node.type != "identifier":
         return None
     b = flow.binding(node)
     t = b.type if b is not None else None
-    while t is not None and t.type in ("reference_type", "pointer_type"):
-        t = t.child_by_field_name("type")
+    for _ in range(8):
+        while t is not None and t.type in ("reference_type", "pointer_type"):
+            t = t.child_by_field_name("type")
+        if t is None or t.type not in ("type_identifier", "scoped_type_identifier") or resolve_type is None:
+            break
+        name = node_text(t).rsplit("::", 1)[-1].strip()
+        target = resolve_type(name)
+        if target == name:
+            break
+        item = parse(b"type __T = " + target.encode() + b";").root_node.named_children
+        t = item[0].child_by_field_name("type") if item else None
     if t is None or t.type != "array_type":
         return None
     length = t.child_by_field_name("length")
