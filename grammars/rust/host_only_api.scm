@@ -29,3 +29,9 @@
   function: (field_expression
     field: (field_identifier) @method
     (#any-of? @method "to_string" "to_vec" "to_owned")))
+
+; Float methods of `std` (the C math library): x.sqrt()  a.mul_add(b, c)  (std_names.py STD_FLOAT_METHODS)
+(call_expression
+  function: (field_expression
+    field: (field_identifier) @float_method
+    (#any-of? @float_method "sqrt" "cbrt" "powf" "powi" "exp" "exp2" "exp_m1" "ln" "log" "log2" "log10" "ln_1p" "sin" "cos" "tan" "sin_cos" "asin" "acos" "atan" "atan2" "sinh" "cosh" "tanh" "asinh" "acosh" "atanh" "hypot" "mul_add")))

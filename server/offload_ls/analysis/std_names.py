@@ -47,8 +47,24 @@ THREAD_INDEX_HINTS = (b"idx", b"Idx", b"index", b"item_id", b"global_", b"group_
 HOST_ONLY_API_NAMES = HOST_ONLY_NAMES | {"std", "alloc", "to_string", "to_vec", "to_owned"}
 #: Substrings of which every :data:`HOST_ONLY_API_NAMES` name holds one: code whose text
 #: holds none of them uses no host-only API.
+#: Float methods that are `std`'s (they call the C math library): without `std`, `x.sqrt()`
+#: is E0599 (observed with rustc 1.96's `-Zbuild-std=core` device pass for `sin`, `sqrt`,
+#: `mul_add`); `core::f64::math::sqrt(x)` (feature `core_float_math`) is the core spelling.
+STD_FLOAT_METHODS = frozenset({
+    "sqrt", "cbrt", "powf", "powi", "exp", "exp2", "exp_m1", "ln", "log", "log2", "log10", "ln_1p",
+    "sin", "cos", "tan", "sin_cos", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh",
+    "acosh", "atanh", "hypot", "mul_add"})
+#: ... those `core::f64::math` / `core::f32::math` has as functions (unstable feature
+#: `core_float_math`, rust-lang/rust#137578; benchmarks/rajaperf's kernels call
+#: `core::f64::math::sqrt` on rustc 1.96)
+CORE_FLOAT_MATH = frozenset({"sqrt", "cbrt", "powi", "mul_add"})
+#: crates that give device code those methods (a `Float` trait over libm, an ecosystem's own
+#: math): a file that uses one is not judged
+FLOAT_MATH_CRATES = frozenset({"num_traits", "libm", "micromath", "spirv_std", "cuda_std", "cubecl", "krnl",
+                               "krnl_core", "cuda_device", "burn_cubecl"})
+
 HOST_ONLY_HINTS = (b"print", b"dbg", b"format", b"vec", b"Vec", b"Box", b"String", b"Rc", b"Arc", b"Hash", b"BTree",
-                   b"std", b"alloc", b"to_string", b"to_owned")
+                   b"std", b"alloc", b"to_string", b"to_owned", *(m.encode() + b"(" for m in STD_FLOAT_METHODS))
 
 
 def holds_any(text: bytes, hints: tuple[bytes, ...]) -> bool:

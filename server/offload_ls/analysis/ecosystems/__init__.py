@@ -96,6 +96,8 @@ class Profile:
             link; ``amdgpu_device_libs`` brings one).
         device_types: host-looking types the ecosystem provides on the device (cuda_std's
             prelude re-exports alloc's ``Vec``).
+        core_only_floats: device code has `core`'s floats only (no `x.sqrt()`: std_names.py
+            ``STD_FLOAT_METHODS``), as rustc offload's device pass and bare kernel crates do.
         host_param_attrs: parameter attribute words of values the host consumes while it
             builds the kernel, never passed to the device (CubeCL ``#[comptime] data: Vec<u32>``).
         host_macros: macros whose arguments run on the host while the kernel is built
@@ -165,6 +167,7 @@ class Profile:
     device_types: frozenset[str] = frozenset()
     host_macros: frozenset[str] = frozenset()
     host_param_attrs: frozenset[str] = frozenset()
+    core_only_floats: bool = False
     exits: frozenset[str] = frozenset()
     unchecked_index_methods: frozenset[str] = frozenset()
     per_thread_param_attrs: frozenset[str] = frozenset()

@@ -31,6 +31,7 @@ PROFILE = Profile(
     barriers=frozenset({"_syncthreads", "s_barrier", "barrier"}),
     shared_static_attrs=frozenset({("address_space", "shared")}),
     runtime_maps_arguments=True,
+    core_only_floats=True,
     buffer_params="`&[T; N]` / `&mut [T; N]`",
     device_build="the device pass builds with `core` only (`-Zbuild-std=core`)",
     # library/core/src/offload/mod.rs (rust-lang/rust): `offload!` fills in

@@ -31,6 +31,7 @@ PROFILE = Profile(
     barriers=frozenset({"_syncthreads", "s_barrier", "barrier"}),
     shared_static_attrs=frozenset({("address_space", "shared")}),
     raw_pointer_params=True,
+    core_only_floats=True,
     unchecked_index_methods=frozenset({"add", "offset", "wrapping_add", "wrapping_offset", "get_unchecked",
                                        "get_unchecked_mut"}),
     # Flakebi/amdgpu-rs amdgpu-device-libs: `println!` over a host call and a device
