@@ -42,11 +42,6 @@ THREAD_INDEX_NAMES = frozenset(n for p in profiles().values()
 THREAD_INDEX_HINTS = (b"idx", b"Idx", b"index", b"item_id", b"global_", b"group_id", b"thread_id", b"workitem_id", b"_POS",
                       b"spirv", b"#[builtin]")
 
-#: Every name grammars/rust/host_only_api.scm matches: std / alloc roots, macros, types,
-#: methods.
-HOST_ONLY_API_NAMES = HOST_ONLY_NAMES | {"std", "alloc", "to_string", "to_vec", "to_owned"}
-#: Substrings of which every :data:`HOST_ONLY_API_NAMES` name holds one: code whose text
-#: holds none of them uses no host-only API.
 #: Float methods that are `std`'s (they call the C math library): without `std`, `x.sqrt()`
 #: is E0599 (observed with rustc 1.96's `-Zbuild-std=core` device pass for `sin`, `sqrt`,
 #: `mul_add`); `core::f64::math::sqrt(x)` (feature `core_float_math`) is the core spelling.
@@ -63,8 +58,13 @@ CORE_FLOAT_MATH = frozenset({"sqrt", "cbrt", "powi", "mul_add"})
 FLOAT_MATH_CRATES = frozenset({"num_traits", "libm", "micromath", "spirv_std", "cuda_std", "cubecl", "krnl",
                                "krnl_core", "cuda_device", "burn_cubecl"})
 
+#: Every name grammars/rust/host_only_api.scm matches: std / alloc roots, macros, types,
+#: methods.
+HOST_ONLY_API_NAMES = HOST_ONLY_NAMES | {"std", "alloc", "to_string", "to_vec", "to_owned"} | STD_FLOAT_METHODS
+#: Substrings of which every :data:`HOST_ONLY_API_NAMES` name holds one: code whose text
+#: holds none of them uses no host-only API.
 HOST_ONLY_HINTS = (b"print", b"dbg", b"format", b"vec", b"Vec", b"Box", b"String", b"Rc", b"Arc", b"Hash", b"BTree",
-                   b"std", b"alloc", b"to_string", b"to_owned", *(m.encode() + b"(" for m in STD_FLOAT_METHODS))
+                   b"std", b"alloc", b"to_string", b"to_owned", *(m.encode() for m in sorted(STD_FLOAT_METHODS)))
 
 
 def holds_any(text: bytes, hints: tuple[bytes, ...]) -> bool:

@@ -114,7 +114,16 @@ def _add(result: CheckResult, by_path: dict[Path, FileReport], manifest: Path, d
                                                                for r in d.fixes)),)
     finding = Finding(rule=d.code or ("ice" if d.level == "ice" else "compiler"), span=span, message=message,
                       level=level, fixes=fixes, related=related, source=d.source)
+    if level is Level.DENY:
+        # the compiler's error where a lint predicted it (`x.sqrt()` in core-only device code:
+        # host_only_api_in_kernel and E0599 on the same span): the compiler's word stands alone
+        fr.findings = tuple(f for f in fr.findings
+                            if not (f.span == span and f.rule in _PREDICTED_BY_LINTS and f.source == "offload-ls"))
     _append(fr, finding)
+
+
+#: lints whose findings a compiler error on the same span makes redundant
+_PREDICTED_BY_LINTS = frozenset({"host_only_api_in_kernel"})
 
 
 def _append(fr: FileReport, finding: Finding) -> None:

@@ -88,7 +88,8 @@ def register_command_args(converter) -> None:
         def hook(value, _type, cls=cls, fields=fields):
             if isinstance(value, str):
                 value = {"uri": value}
-            if not isinstance(value, dict) or not isinstance(value.get("uri"), str):
+            uri = value.get("uri") if isinstance(value, dict) else None
+            if not isinstance(uri, str) or ":" not in uri:  # a URI has a scheme: `file:///..`
                 raise TypeError(f"expected one argument, an object {{{fields}}} with \"uri\" a file or "
                                 f"crate URI (file:///..), got {json.dumps(value)[:200]}")
             unknown = sorted(set(value) - {a.name for a in attrs.fields(cls)})
