@@ -86,39 +86,37 @@ def _stamp_path(crate: Crate) -> Path:
     return crate.out_dir / "build" / "stamp.json"
 
 
+def _dep_info_lines(target_dir: Path, where: str) -> list[str]:
+    """The lines of the dep-info files ``<target>/[<triple>/]<where>/*.d`` (unreadable ones
+    skipped)."""
+    lines: list[str] = []
+    for d in [*target_dir.glob(f"{where}/*.d"), *target_dir.glob(f"*/{where}/*.d")]:
+        try:
+            lines += d.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+    return lines
+
+
 def dep_info_sources(target_dir: Path) -> list[Path]:
     """Source files cargo's dep-info files (``<target>/[<triple>/]release/<bin>.d``, make
     syntax, spaces escaped as ``\\ ``) list below ``target_dir``: the crate's files and those
     of its path dependencies (the Cargo Book, "Build cache", dep-info files)."""
     out: list[Path] = []
-    for d in [*target_dir.glob("release/*.d"), *target_dir.glob("*/release/*.d")]:
-        try:
-            text = d.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        for line in text.splitlines():
-            _, sep, deps = line.partition(": ")
-            if not sep:
-                continue
+    for line in _dep_info_lines(target_dir, "release"):
+        _, sep, deps = line.partition(": ")
+        if sep:
             out += [Path(p.replace("\x00", " ")) for p in deps.replace("\\ ", "\x00").split() if p]
     return out
 
 
 def dep_info_env(target_dir: Path) -> tuple[str, ...]:
     """Environment variables rustc's dep-info files under ``target_dir`` say the build read
-    (``# env-dep:NAME=value`` lines, written for ``env!`` / ``option_env!``)."""
-    names = set()
-    # rustc's own dep-info (deps/*.d) has them, cargo's (release/<bin>.d) does not; every
-    # file there counts, those of earlier builds too (a name more only costs a rebuild)
-    for d in [*target_dir.glob("release/deps/*.d"), *target_dir.glob("*/release/deps/*.d")]:
-        try:
-            text = d.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        for line in text.splitlines():
-            if line.startswith("# env-dep:"):
-                names.add(line[len("# env-dep:"):].split("=", 1)[0])
-    return tuple(sorted(names))
+    (``# env-dep:NAME=value`` lines, written for ``env!`` / ``option_env!``): rustc's own
+    dep-info (``release/deps/*.d``; cargo's ``release/<bin>.d`` has none), those of earlier
+    builds too (a name more only costs a rebuild)."""
+    return tuple(sorted({line[len("# env-dep:"):].split("=", 1)[0]
+                         for line in _dep_info_lines(target_dir, "release/deps") if line.startswith("# env-dep:")}))
 
 
 def dep_info_inputs(target_dirs: tuple[Path, ...]) -> tuple[list[Path], tuple[str, ...]]:
