@@ -328,7 +328,7 @@ def _vector_compare(call: Node, holds: bool, fold, out: list[Guard]) -> None:
     if inner is None or inner[0] not in _VECTOR_BELOW or len(inner[2]) != 1:
         return
     wanted, adj = _VECTOR_BELOW[inner[0]]
-    if (outer[0] == wanted) != (holds if wanted == "all" else not holds):
+    if outer[0] != wanted or holds != (wanted == "all"):  # `.all()` that holds, `.any()` that does not
         return
     a, b = strip(inner[1]), strip(inner[2][0])
     if b.type == "unary_expression" and b.child(0) is not None and b.child(0).type == "*" and _named(b):
@@ -1240,13 +1240,12 @@ class _Bounds:
         return False
 
 
-#: Methods whose value is a quotient of their receiver or argument (its bound, like that of
-#: ``i / w``, is not worked out): CubeCL's ``FastDivmod::div_mod`` / ``div`` (burn-cubecl's
-#: index kernels), the integer ``div_euclid`` / ``checked_div`` / ``wrapping_div``.
-#: Methods whose result is a quotient or a remainder (``i.rem(n)`` is ``i % n``, also on glam
-#: vectors in rust-gpu shaders): like ``/`` and ``%``, their bound is not worked out.
+#: Methods whose value is a quotient or a remainder of their receiver or argument (its bound,
+#: like that of ``i / w`` and ``i % w``, is not worked out): CubeCL's ``FastDivmod::div_mod``
+#: / ``div`` (burn-cubecl's index kernels), the integer ``div_euclid`` / ``checked_div`` /
+#: ``wrapping_div``, and ``i.rem(n)`` (``core::ops::Rem``, also on glam vectors in rust-gpu shaders).
 DIVISION_METHODS = frozenset({"div_mod", "div", "div_euclid", "checked_div", "wrapping_div", "div_ceil",
-                        "rem", "rem_euclid", "wrapping_rem", "checked_rem"})
+                              "rem", "rem_euclid", "wrapping_rem", "checked_rem"})
 
 
 def _combine(a, b, op):

@@ -14,7 +14,7 @@ from functools import lru_cache
 from tree_sitter import Node
 
 from offload_ls.analysis.model import Ecosystem, Param, Span, Transfer
-from offload_ls.syntax.parse import node_text, parse
+from offload_ls.syntax.parse import node_text, parse_type
 
 #: Size in bytes of Rust's primitive scalar types (the Rust Reference, "Primitive
 #: representations"; usize/isize assume a 64-bit target, as nvptx64 and amdgcn are).
@@ -114,7 +114,5 @@ def _attr_words(param: Node) -> tuple[str, ...]:
 def is_slice_type(text: str) -> bool:
     """Is the type written ``text`` a slice ``[T]`` (an array type without a length, as
     tree-sitter-rust parses it; ``[[f32; 4]]`` is one, ``[f32; 4]`` is not)?"""
-    tree = parse(b"type __T = " + text.encode("utf-8", "replace") + b";")
-    item = tree.root_node.named_children[0] if tree.root_node.named_children else None
-    t = item.child_by_field_name("type") if item is not None else None
+    t = parse_type(text)
     return t is not None and t.type == "array_type" and t.child_by_field_name("length") is None

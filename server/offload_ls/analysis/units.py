@@ -738,12 +738,11 @@ def _loose_names(unit: Unit) -> frozenset[str]:
     shows no function item (a function item whose body holds the error is an item all
     the same: typing inside a kernel must not change what the crate defines)."""
     out: set[str] = set()
+    for mac in _item_macro_calls(unit):
+        for t in mac.children:
+            if t.type == "token_tree":
+                out |= {node_text(i) for i in identifier_nodes(t)}
     for node in unit.nodes:
-        mac = node.named_children[0] if node.type == "expression_statement" and node.named_children else node
-        if mac.type == "macro_invocation":  # `mk!(gen_k);` parses as a statement of one macro call
-            for t in mac.children:
-                if t.type == "token_tree":
-                    out |= {node_text(i) for i in identifier_nodes(t)}
         if node.has_error:
             stack = [node]
             while stack:
@@ -757,15 +756,23 @@ def _loose_names(unit: Unit) -> frozenset[str]:
     return frozenset(out)
 
 
+def _item_macro_calls(unit: Unit) -> list[Node]:
+    """The unit's item-position macro invocations (``mk!(gen_k);`` parses as a statement of
+    one macro call)."""
+    out = []
+    for node in unit.nodes:
+        mac = node.named_children[0] if node.type == "expression_statement" and node.named_children else node
+        if mac.type == "macro_invocation":
+            out.append(mac)
+    return out
+
+
 def _macro_rules_in_macros(unit: Unit) -> frozenset[str]:
     """Names of the ``macro_rules!`` definitions inside the unit's item-position macro calls
     (``cfg_if::cfg_if! { if #[cfg(target_os = "cuda")] { macro_rules! print { .. } } }``):
     macros the file defines, which the syntax tree shows only as tokens."""
     out: set[str] = set()
-    for node in unit.nodes:
-        mac = node.named_children[0] if node.type == "expression_statement" and node.named_children else node
-        if mac.type != "macro_invocation":
-            continue
+    for mac in _item_macro_calls(unit):
         stack = [c for c in mac.children if c.type == "token_tree"]
         while stack:
             tt = stack.pop()
@@ -796,15 +803,26 @@ def host_excluded_ranges(root: Node) -> list[tuple[int, int]]:
     "nvptx64")] fn ..``; not ``#[cfg(any(offload_device, unix))]``, which the host compiles):
     code the host pass never compiles (toolchain/relink.py; analysis/device_code.py
     ``host_cfg_value``)."""
-    caps = captures("cfg_attributes", root)
-    preds = caps.get("predicate", [])
     out = []
-    for attr in caps.get("attr", []):
-        inside = [p for p in preds if attr.start_byte <= p.start_byte and p.end_byte <= attr.end_byte]
-        if inside and any(host_cfg_value(p) is False for p in inside):
+    for attr, preds in _cfg_predicates(captures("cfg_attributes", root)):
+        if any(host_cfg_value(p) is False for p in preds):
             target = attributed_item(attr)
             if target is not None:
                 out.append((target.start_byte, target.end_byte))
+    return out
+
+
+def _cfg_predicates(cfg_caps: dict[str, list[Node]]) -> list[tuple[Node, list[Node]]]:
+    """grammars/rust/cfg_attributes.scm's captures as (``#[cfg]`` attribute, its predicate
+    token trees), for the attributes that have one."""
+    preds = cfg_caps.get("predicate", [])
+    starts = [p.start_byte for p in preds]
+    out = []
+    for attr in cfg_caps.get("attr", []) if preds else ():
+        lo = bisect.bisect_left(starts, attr.start_byte)
+        hi = bisect.bisect_left(starts, attr.end_byte, lo)
+        if hi > lo:
+            out.append((attr, preds[lo:hi]))
     return out
 
 
@@ -815,15 +833,9 @@ def _gated_ranges(cfg_caps: dict[str, list[Node]], memo: dict[bytes, tuple[bool,
     attribute (past other attributes and comments), everything inside it included."""
     device_out: list[tuple[int, int]] = []
     host_out: list[tuple[int, int]] = []
-    preds = cfg_caps.get("predicate", [])
-    if not preds:
-        return device_out, host_out
-    starts = [p.start_byte for p in preds]
-    for attr in cfg_caps.get("attr", []):
-        lo = bisect.bisect_left(starts, attr.start_byte)
-        hi = bisect.bisect_left(starts, attr.end_byte, lo)
+    for attr, preds in _cfg_predicates(cfg_caps):
         device = host = False
-        for p in preds[lo:hi]:
+        for p in preds:
             text = p.text or b""
             value = memo.get(text)
             if value is None:

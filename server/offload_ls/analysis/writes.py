@@ -359,9 +359,11 @@ def writable_params(ctx, kernel) -> dict[str, Param]:
         skip = prof.per_thread_param_attrs | prof.shared_param_attrs
         if skip and skip.intersection(p.attrs):
             continue  # one element per thread, or block-shared memory (not a launch-wide buffer)
-        if elementwise and p.kind == "mut_ref" and not p.type_text.lstrip("&").lstrip().removeprefix("mut").lstrip().startswith("["):
-            continue  # krnl `elementwise`: `y: &mut u64` is the thread's own element
         type_node = ctx.node(p.type_span)
+        if elementwise and p.kind == "mut_ref" and type_node is not None:
+            pointee = type_node.child_by_field_name("type")
+            if pointee is not None and pointee.type != "array_type":
+                continue  # krnl `elementwise`: `y: &mut u64` is the thread's own element
         if type_node is not None and any(node_text(t).startswith("Atomic") for t in identifier_nodes(type_node, "type_identifier")):
             continue  # `&mut [AtomicF32]`: its `+=` / stores are atomic operations (autograph's shaders)
         out[p.name.removeprefix("mut ").strip()] = p

@@ -123,6 +123,14 @@ SNIPPET_PREFIX = b"fn __offload_ls() { __offload_ls("
 SNIPPET_SUFFIX = b"); }"
 
 
+def parse_type(text: str) -> Node | None:
+    """The type node of the Rust type written ``text`` (``&mut [f32; N]``), parsed as the
+    type of ``type __T = <text>;``; ``None`` when it is no type."""
+    tree = parse(b"type __T = " + text.encode("utf-8", "replace") + b";")
+    item = tree.root_node.named_children[0] if tree.root_node.named_children else None
+    return item.child_by_field_name("type") if item is not None else None
+
+
 def identifier_nodes(node: Node, kind: str = "identifier") -> list[Node]:
     """Every node of type ``kind`` (``identifier``, or ``type_identifier`` for the names in
     a type) below ``node`` (``node`` included), token trees of attributes and macros too,

@@ -34,7 +34,7 @@ from pathlib import Path
 from offload_ls.analysis.units import host_excluded_ranges
 from offload_ls.syntax.parse import parse
 from offload_ls.toolchain.plan import Pass
-from offload_ls.workspace.files import SKIP_DIRS
+from offload_ls.workspace.files import rust_files
 
 #: appended to the host pass's rustc arguments (after ``--``)
 CAPTURE_ARGS = ("--print", "link-args", "-Csave-temps")
@@ -145,8 +145,7 @@ def source_digest(crate_root: Path, manifest: Path, extra_sources: list[Path], e
     file that cannot be read counts as its error."""
     h = hashlib.sha256()
     crate_root = crate_root.resolve()
-    files = sorted(p for p in crate_root.rglob("*.rs")
-                   if not any(part in SKIP_DIRS for part in p.relative_to(crate_root).parts[:-1]))
+    files = list(rust_files(crate_root))
     for path in files:
         h.update(str(path.relative_to(crate_root)).encode() + b"\0")
         try:

@@ -30,6 +30,7 @@ from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.device_code import DeviceFn
+from offload_ls.analysis.indexing import ThreadFlow
 from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.std_names import (
@@ -78,11 +79,12 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         candidates.append((n.start_byte, n.end_byte, n, "method"))
     floats_from_crates = not FLOAT_MATH_CRATES.isdisjoint(ctx.facts.roots)
     for n in caps.get("float_method", []):
-        if not floats_from_crates and node_text(n) not in ctx.facts.fn_names and _primitive_float_receiver(n):
+        if not floats_from_crates and node_text(n) not in ctx.facts.fn_names:
             candidates.append((n.start_byte, n.end_byte, n, "float"))
     candidates.sort(key=lambda c: (c[0], -c[1]))
 
     kept_end = -1
+    flows: dict[int, ThreadFlow | None] = {}  # device function start -> its ThreadFlow (float receivers)
     for start, end, node, how in candidates:
         if end <= kept_end:
             continue  # inside a path already reported (`Vec` in `std::vec::Vec`)
@@ -92,7 +94,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         # a helper is judged by the file's kernels' ecosystem
         profile = ctx.profile(dfn.kernel)
         if how == "float":
-            if profile.core_only_floats:
+            flow = _flow_of(ctx, dfn, flows) if profile.core_only_floats else None
+            if flow is not None and _primitive_float_receiver(node, flow):
                 kept_end = end
                 yield Finding(rule=NAME, span=Span(start, end), message=float_message(node_text(node), dfn, profile.built()))
             continue
@@ -173,21 +176,22 @@ def _captures_in_device_code(ctx: FileContext, device: list[DeviceFn]) -> dict[s
 _FLOATS = ("f32", "f64")
 
 
-def _primitive_float_receiver(method: Node) -> bool:
+def _primitive_float_receiver(method: Node, flow: ThreadFlow) -> bool:
     """Is the receiver of ``x.<method>()`` (``method``: the field identifier) visibly an
     ``f32`` / ``f64``: a float literal, an ``as f64`` cast, a parameter or ``let`` declared
-    or initialised so, or an element of a parameter typed ``[f64; N]`` / ``&[f32]``? A
-    value of another type (a crate's own `Real` with a `sqrt` method) is not judged."""
+    or initialised so, or an element of a parameter typed ``[f64; N]`` / ``&[f32]``
+    (bindings as ``flow``, the device function's ThreadFlow, finds them)? A value of another
+    type (a crate's own `Real` with a `sqrt` method) is not judged."""
     field = method.parent
     recv = field.child_by_field_name("value") if field is not None else None
-    return recv is not None and _is_float(recv, field, 0)
+    return recv is not None and _is_float(recv, flow, 0)
 
 
-def _is_float(e: Node, at: Node, depth: int) -> bool:
+def _is_float(e: Node, flow: ThreadFlow, depth: int) -> bool:
     if depth > 4:
         return False
     while e.type == "parenthesized_expression" and e.named_children:
-        e = e.named_children[0]
+        e = e.named_children[0]  # (not `strip`: it takes the `as f64` this looks for)
     if e.type == "float_literal":
         return True
     if e.type == "type_cast_expression":
@@ -197,69 +201,36 @@ def _is_float(e: Node, at: Node, depth: int) -> bool:
         base = e.named_children[0]
         while base.type in ("unary_expression", "parenthesized_expression") and base.named_children:
             base = base.named_children[-1]
-        ty = _declared_type(base, at) if base.type == "identifier" else None
-        return ty is not None and any(f"[{f};" in ty.replace(" ", "") or f"[{f}]" in ty.replace(" ", "")
-                                      for f in _FLOATS)
+        b = flow.binding(base) if base.type == "identifier" else None
+        ty = "".join(node_text(b.type).split()) if b is not None and b.type is not None else ""
+        return any(f"[{f};" in ty or f"[{f}]" in ty for f in _FLOATS)
     if e.type == "identifier":
-        ty = _declared_type(e, at)
-        if ty is not None:
-            return ty.lstrip("&").strip() in _FLOATS
-        value = _let_value(e, at)
-        return value is not None and _is_float(value, value, depth + 1)
+        b = flow.binding(e)
+        if b is None:
+            return False
+        if b.type is not None:
+            return node_text(b.type).lstrip("&").strip() in _FLOATS
+        return b.kind == "let" and b.value is not None and _is_float(b.value, flow, depth + 1)
     return False
 
 
-def _function_of(node: Node) -> Node | None:
-    n = node.parent
-    while n is not None and n.type != "function_item":
-        n = n.parent
-    return n
+def _flow_of(ctx: FileContext, dfn: DeviceFn, flows: dict[int, ThreadFlow | None]) -> ThreadFlow | None:
+    """The ThreadFlow of device function ``dfn`` (made once per check, on the context's
+    index); ``None`` when its function item is not found."""
+    if dfn.span.start not in flows:
+        fn = ctx.fn_node(dfn.span.start)
+        flows[dfn.span.start] = ThreadFlow(fn, index=ctx.flow_index(fn)) if fn is not None else None
+    return flows[dfn.span.start]
 
 
-def _declared_type(ident: Node, at: Node) -> str | None:
-    """The written type of parameter or ``let`` ``ident`` of the function around ``at``."""
-    fn = _function_of(at)
-    if fn is None:
-        return None
-    name = node_text(ident)
-    let = _last_let(fn, name, at.start_byte)
-    if let is not None:
-        t = let.child_by_field_name("type")
-        return node_text(t) if t is not None else None
-    params = fn.child_by_field_name("parameters")
-    for p in params.named_children if params is not None else ():
-        pat, t = p.child_by_field_name("pattern"), p.child_by_field_name("type")
-        if pat is not None and t is not None and node_text(pat).removeprefix("mut ").strip() == name:
-            return node_text(t)
-    return None
-
-
-def _let_value(ident: Node, at: Node) -> Node | None:
-    fn = _function_of(at)
-    let = _last_let(fn, node_text(ident), at.start_byte) if fn is not None else None
-    return let.child_by_field_name("value") if let is not None else None
-
-
-def _last_let(fn: Node, name: str, before: int) -> Node | None:
-    """The last ``let <name>`` of ``fn`` that ends before byte ``before``."""
-    found = None
-    stack = [fn]
-    while stack:
-        n = stack.pop()
-        if n.start_byte >= before:
-            continue
-        if n.type == "let_declaration" and n.end_byte <= before:
-            pat = n.child_by_field_name("pattern")
-            if pat is not None and node_text(pat).removeprefix("mut ").strip() == name and \
-                    (found is None or n.start_byte > found.start_byte):
-                found = n
-        stack.extend(n.named_children)
-    return found
+def _where(dfn: DeviceFn) -> str:
+    """Where a finding is, as messages say it: ``in kernel `k``` or ``in `f`, called from ..``."""
+    return f"in kernel `{dfn.name}`" if dfn.reason == "kernel" else f"in `{dfn.name}`, {dfn.reason}"
 
 
 def float_message(method: str, dfn: DeviceFn, built: str) -> str:
     """The finding's text for ``x.<method>()`` on a float in device code."""
-    where = f"in kernel `{dfn.name}`" if dfn.reason == "kernel" else f"in `{dfn.name}`, {dfn.reason}"
+    where = _where(dfn)
     if method in CORE_FLOAT_MATH:
         fix = (f"call `core::f64::math::{method}(..)` / `core::f32::math::{method}(..)` "
                f"(`#![feature(core_float_math)]`)")
@@ -281,7 +252,7 @@ def message(shown: str, category: str, name: str, dfn: DeviceFn,
         dfn: the device function it is in. built: how the kernel's ecosystem builds device
             code (:meth:`Profile.built`; rustc offload's device pass by default).
     """
-    where = f"in kernel `{dfn.name}`" if dfn.reason == "kernel" else f"in `{dfn.name}`, {dfn.reason}"
+    where = _where(dfn)
     if category == "print":
         return (f"`{shown}` {where}: there is no I/O on the GPU — {built}, which has no "
                 f"`{name}`; write the values into an output buffer and print them on the host after "

@@ -23,7 +23,7 @@ from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.model import Finding, Kernel, Level
 from offload_ls.analysis.rules import Rule
-from offload_ls.syntax.parse import node_text, parse
+from offload_ls.syntax.parse import node_text, parse_type
 
 NAME = "kernel_decl_mismatch"
 
@@ -82,9 +82,7 @@ def _canon(ctx: FileContext, text: str, depth: int = 0) -> str:
     """A type's text with whitespace removed, paths cut to their last segment
     (``core::sync::atomic::AtomicU32`` is ``AtomicU32``), aliases followed (``crate::Buf`` ->
     ``[f32; N]``) and array lengths folded."""
-    tree = parse(b"type __T = " + text.encode() + b";")
-    item = tree.root_node.named_children[0] if tree.root_node.named_children else None
-    t = item.child_by_field_name("type") if item is not None else None
+    t = parse_type(text)
     return _type(ctx, t, depth) if t is not None else "".join(text.split())
 
 

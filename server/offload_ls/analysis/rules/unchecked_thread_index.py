@@ -41,7 +41,7 @@ from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.rules.static_mut_in_kernel import StaticMuts
 from offload_ls.analysis.std_names import THREAD_INDEX_HINTS, holds_any
-from offload_ls.syntax.parse import identifier_nodes, node_text, parse
+from offload_ls.syntax.parse import identifier_nodes, node_text, parse_type
 
 NAME = "unchecked_thread_index"
 
@@ -160,7 +160,6 @@ def _quotient(flow: ThreadFlow, node: Node, depth: int = 0) -> bool:
         return b is not None and b.kind == "let" and not b.mutable and b.value is not None \
             and _quotient(flow, b.value, depth + 1)
     return False
-
 
 
 def _built_up(flow: ThreadFlow, bindings: list, depth: int = 0) -> bool:
@@ -474,8 +473,7 @@ def _static_length(use: Node, flow: ThreadFlow, fold, resolve_type=None) -> int 
         target = resolve_type(name)
         if target == name:
             break
-        item = parse(b"type __T = " + target.encode() + b";").root_node.named_children
-        t = item[0].child_by_field_name("type") if item else None
+        t = parse_type(target)
     if t is None or t.type != "array_type":
         return None
     length = t.child_by_field_name("length")
