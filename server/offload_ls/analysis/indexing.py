@@ -282,6 +282,35 @@ def _binds_here(node: Node, child: Node, name: str, nearest_let, lets) -> tuple[
     return False, None
 
 
+#: Iterator adapters that keep a range's first value first (``(a..b).step_by(s)``).
+_RANGE_ADAPTERS = frozenset({"step_by", "into_iter", "take"})
+
+
+def loop_start(loop: Node, name: str) -> Node | None:
+    """The first value of the ``for`` loop ``loop``'s variable ``name`` when the loop walks a
+    range upwards: ``a`` in ``for v in a..b``, ``for v in (a..=b).step_by(s)`` (the
+    CUDA SDK's tile loops, grid-stride loops); ``None`` for other patterns and iterators
+    (``.rev()``, ``0..n`` has the literal ``0``, which is returned). A loop variable
+    that starts at a thread-derived value is itself thread-derived: every value it takes
+    is that start plus a uniform step."""
+    pattern, value = loop.child_by_field_name("pattern"), loop.child_by_field_name("value")
+    if pattern is None or value is None or pattern.type != "identifier" or node_text(pattern) != name:
+        return None
+    v = strip(value)
+    for _ in range(4):
+        if v.type != "call_expression":
+            break
+        fn = v.child_by_field_name("function")
+        field = fn.child_by_field_name("field") if fn is not None and fn.type == "field_expression" else None
+        if field is None or node_text(field) not in _RANGE_ADAPTERS:
+            return None
+        v = strip(fn.child_by_field_name("value"))
+    if v.type != "range_expression":
+        return None
+    first = v.child(0)
+    return first if first is not None and first.is_named else None
+
+
 class ParentMap:
     """Parents of the nodes of one function, found top-down once.
 
@@ -699,6 +728,47 @@ class ThreadFlow:
         ``name`` in this function, in document order."""
         return self._assigned.get(name, [])
 
+    def reaching_value(self, ident: Node, b: Binding) -> Node | None:
+        """The value the ``mut`` variable of binding ``b`` holds at identifier ``ident`` when
+        one plain assignment decides it on every path: the last ``name = value;`` before
+        ``ident`` that is a statement of a block enclosing ``ident``, with no other
+        assignment to the name between the two, nor after ``ident`` inside a loop that
+        encloses ``ident`` but not the assignment (that one would reach ``ident`` on the
+        next iteration). ``let mut iy = y + ky; iy = max(0, min(iy, h - 1)); x[iy * w]``
+        -> the clamp. ``None`` when no such assignment exists."""
+        if not b.mutable:
+            return None
+        writes = [r.parent for r in self._assigned.get(b.name, [])
+                  if r.parent is not None and r.parent.start_byte > b.node.start_byte]
+        ancestors: list[Node] = []
+        node = self.parent(ident)
+        while node is not None and node != self.fn:
+            ancestors.append(node)
+            node = self.parent(node)
+        enclosing = {(n.start_byte, n.end_byte, n.type) for n in ancestors}
+        chosen = None
+        for w in writes:
+            stmt = self.parent(w)
+            if w.type != "assignment_expression" or w.end_byte > ident.start_byte or stmt is None or \
+                    stmt.type != "expression_statement":
+                continue
+            block = self.parent(stmt)
+            if block is not None and (block.start_byte, block.end_byte, block.type) in enclosing and \
+                    (chosen is None or w.start_byte > chosen.start_byte):
+                chosen = w
+        if chosen is None:
+            return None
+        loops = [n for n in ancestors if n.type in ("for_expression", "while_expression", "loop_expression")
+                 and not (n.start_byte <= chosen.start_byte and chosen.end_byte <= n.end_byte)]
+        for w in writes:
+            if w.start_byte <= chosen.start_byte:
+                continue
+            if w.start_byte < ident.start_byte:
+                return None  # assigned again between the two
+            if any(lp.start_byte <= w.start_byte and w.end_byte <= lp.end_byte for lp in loops):
+                return None
+        return chosen.child_by_field_name("right")
+
     def binding(self, ident: Node) -> Binding | None:
         """Binding of identifier node ``ident`` of this function (see :func:`find_binding`)."""
         key = (ident.start_byte, ident.end_byte)
@@ -723,6 +793,9 @@ class ThreadFlow:
                 result = True
             elif b.mutable and any(self.depends(r, global_only) for r in self._assigned.get(b.name, [])):
                 result = True
+        elif b.kind == "loop":
+            start = loop_start(b.node, b.name)
+            result = start is not None and self.depends(start, global_only)
         self._dep_memo[key] = result
         return result
 
@@ -767,6 +840,8 @@ class ThreadFlow:
             names.add(b.name)
             values = [b.value] if b.value is not None else []
             values += self._assigned.get(b.name, []) if b.mutable else []
+            start = loop_start(b.node, b.name) if b.kind == "loop" else None
+            values += [start] if start is not None else []
             for v in values:
                 todo.extend(bb for _, bb in self.thread_vars(v))
         return names

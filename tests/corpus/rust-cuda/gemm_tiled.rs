@@ -120,3 +120,36 @@ pub unsafe fn sgemm_tiles_inline(a: &[f32], b: &[f32], c: *mut f32, m: usize, n:
         *c.add(row * n + col) = acc;
     }
 }
+
+//@ case: hazard unchecked_thread_index
+// CUDA-SDK-style tiles over A's block row: the `for` variable starts at `wa * TILE * by`, so each value it takes is block-derived; the A-tile load has no bounds check ("wa is a multiple of 16"), the B-tile load and the store are guarded.
+#[kernel]
+pub unsafe fn sgemm_sdk_rows(a: &[f32], b: &[f32], c: &mut [f32], wa: usize, wb: usize) {
+    #[address_space(shared)]
+    static mut AT: [f32; TILE * TILE] = [0.0; TILE * TILE];
+    #[address_space(shared)]
+    static mut BT: [f32; TILE * TILE] = [0.0; TILE * TILE];
+    let bx = thread::block_idx_x() as usize;
+    let by = thread::block_idx_y() as usize;
+    let tx = thread::thread_idx_x() as usize;
+    let ty = thread::thread_idx_y() as usize;
+    let a_first = wa * TILE * by;
+    let a_last = a_first + wa - 1;
+    let mut b_at = TILE * bx;
+    let mut sum = 0.0f32;
+    for a_at in (a_first..=a_last).step_by(TILE) {
+        AT[ty * TILE + tx] = a[a_at + wa * ty + tx]; //~ WARN unchecked_thread_index
+        let bi = b_at + wb * ty + tx;
+        BT[ty * TILE + tx] = if bi < b.len() { b[bi] } else { 0.0 };
+        thread::sync_threads();
+        for e in 0..TILE {
+            sum += AT[ty * TILE + e] * BT[e * TILE + tx];
+        }
+        thread::sync_threads();
+        b_at += TILE * wb;
+    }
+    let ci = wb * TILE * by + TILE * bx + wb * ty + tx;
+    if ci < c.len() {
+        c[ci] = sum;
+    }
+}

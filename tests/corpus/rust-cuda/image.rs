@@ -48,3 +48,26 @@ pub unsafe fn depth_pass(depth: *mut f32, width: u32, height: u32, scene: &dyn H
         *depth.add((y * width + x) as usize) = t;
     }
 }
+
+//@ case: correct
+// Box blur with clamp-to-edge sampling: the tap's coordinates are `mut` variables clamped in place (`iy = max(0, min(iy, height - 1))`) before the read, so every tap lies inside the image.
+#[kernel]
+pub unsafe fn box_blur_clamped(src: &[f32], dst: *mut f32, width: usize, height: usize, radius: usize) {
+    let x = (thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x()) as usize;
+    let y = (thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y()) as usize;
+    if x >= width || y >= height {
+        return;
+    }
+    let mut acc = 0.0f32;
+    for dy in 0..2 * radius + 1 {
+        let mut iy = y + dy;
+        iy = core::cmp::max(radius, core::cmp::min(iy, height - 1 + radius)) - radius;
+        for dx in 0..2 * radius + 1 {
+            let mut ix = x + dx;
+            ix = ix.min(width - 1 + radius) - radius;
+            acc += src[iy * width + ix];
+        }
+    }
+    let taps = ((2 * radius + 1) * (2 * radius + 1)) as f32;
+    *dst.add(y * width + x) = acc / taps;
+}

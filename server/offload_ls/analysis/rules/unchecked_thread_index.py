@@ -78,6 +78,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             b = flow.binding(ident)
             if b is not None and b.kind == "let" and not b.mutable and b.value is not None:
                 return b.value
+            if b is not None and b.kind == "let":
+                return flow.reaching_value(ident, b)  # `iy = max(0, min(iy, h - 1));` before the use
             return None
 
         guard_memo: dict = {}  # the guards above each node of this function (analysis/bounds.py)
