@@ -78,4 +78,6 @@ def test_cli_run_on_a_machine_without_gpu_falls_back_to_the_host_image(offload_r
     assert "no GPU found: building with --device-image host" in res.stderr
     assert "OK hash_u32: 50000 elements" in res.stdout
     assert "run report: exit status 0, " in res.stdout
-    assert "  launch hash_u32             device 0 [1,1,1]x[1,1,1]        Generic  →" in res.stdout
+    assert "  launch hash_u32             device 0 [1,1,1]x[1,1,1] (host)* Generic  →" in res.stdout
+    assert "  * libomptarget's Virtual Host Device: the dims are the host plugin's own team and thread counts" \
+        in res.stdout

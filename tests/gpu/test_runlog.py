@@ -102,6 +102,26 @@ def test_host_image_chosen_although_gpu_present(tmp_path):
         "x86_64 image and the runtime chose the host device; build with --device-image gpu"]
 
 
+def test_launches_on_the_host_device_are_marked_with_the_plugins_dims(tmp_path):
+    # the logged dims of a grid-emulating host entry, as the fresh-user review saw them
+    log = ("\"PluginInterface\" device {d} info: Launching kernel jacobi with [1,12,1] blocks and [1,16,1] "
+           "threads in Generic mode\\n")
+    exe = _program(tmp_path, f"sys.stderr.write('{log.format(d=0)}'); sys.stderr.write('{log.format(d=1)}')")
+    images = ["nvptx64-nvidia-cuda", "x86_64-unknown-linux-gnu"]
+    alone = asyncio.run(run_binary(exe, gpu_present=False, images=images))
+    assert [l.on_host for l in alone.log.launches] == [True, True]
+    text = alone.render().splitlines()
+    assert "[1,12,1]x[1,16,1] (host)*" in text[1]
+    assert text[-1].startswith("  * libomptarget's Virtual Host Device: the dims are the host plugin's own")
+    assert alone.to_json()["launches"][0]["hostDevice"] is True
+    # one sm_90 GPU: it is device 0, the host plugin's device comes after it
+    beside = asyncio.run(run_binary(exe, gpu_present=True, gpu_archs=["sm_90"], images=images))
+    assert [l.on_host for l in beside.log.launches] == [False, True]
+    gpu_only = asyncio.run(run_binary(exe, gpu_present=True, gpu_archs=["sm_90"], images=images[:1]))
+    assert [l.on_host for l in gpu_only.log.launches] == [False, False]
+    assert "(host)" not in gpu_only.render()
+
+
 def test_missing_binary(tmp_path):
     rep = asyncio.run(run_binary(tmp_path / "nope"))
     assert rep.exit_status is None

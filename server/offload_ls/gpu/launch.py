@@ -18,6 +18,7 @@ from offload_ls.toolchain.cache import cache_dir
 from offload_ls.toolchain.process import CancelToken, run_async
 
 DEFAULT_RUN_TIMEOUT = 300.0  # seconds
+HOST_TRIPLE = "x86_64-unknown-linux-gnu"  # the Virtual Host Device's image triple
 
 
 @dataclass
@@ -57,7 +58,7 @@ class RunReport:
         return {"ok": self.ok, "exitStatus": self.exit_status, "seconds": round(self.seconds, 3), "where": self.where,
                 "timedOut": self.timed_out, "cancelled": self.cancelled, "problems": self.problems,
                 "launches": [{"kernel": l.kernel, "device": l.device, "blocks": list(l.blocks),
-                              "threads": list(l.threads), "mode": l.mode, "h2dBytes": l.h2d_bytes,
+                              "threads": list(l.threads), "hostDevice": l.on_host, "mode": l.mode, "h2dBytes": l.h2d_bytes,
                               "d2hBytes": l.d2h_bytes} for l in self.log.launches],
                 "h2dBytes": self.log.h2d_bytes, "d2hBytes": self.log.d2h_bytes, "report": self.render()}
 
@@ -71,9 +72,13 @@ class RunReport:
         lines = [f"run report{where}: {status}, {self.seconds:.2f} s wall, {len(self.log.launches)} kernel launch{'' if len(self.log.launches) == 1 else 'es'}, "
                  f"{human_bytes(self.log.h2d_bytes)} host→device, {human_bytes(self.log.d2h_bytes)} device→host"]
         for launch in self.log.launches:
-            lines.append(f"  launch {launch.kernel:<20} device {launch.device} {launch.dims:<22} {launch.mode:<8} "
+            dims = f"{launch.dims} (host)*" if launch.on_host else launch.dims
+            lines.append(f"  launch {launch.kernel:<20} device {launch.device} {dims:<22} {launch.mode:<8} "
                          f"→ {human_bytes(launch.h2d_bytes):>9} ({_copies(launch.h2d_copies)})  "
                          f"← {human_bytes(launch.d2h_bytes):>9} ({_copies(launch.d2h_copies)})")
+        if any(launch.on_host for launch in self.log.launches):
+            lines.append("  * libomptarget's Virtual Host Device: the dims are the host plugin's own team and thread "
+                         "counts, not the launch's; the launch's grid runs inside the kernel")
         for p in self.problems:
             lines.append(f"  problem: {p}")
         return "\n".join(lines)
@@ -144,6 +149,12 @@ async def run_binary(exe: Path, args: Sequence[str] = (), *, device: int | None 
                            env=run_env(device, extra_env),
                            cancel=cancel, on_stdout_line=on_stdout, on_stderr_line=on_stderr)
     log = parse_info_log(done.stderr.splitlines())
+    if HOST_TRIPLE in images:
+        # The runtime numbers the GPUs first, then the host plugin's devices (libomptarget
+        # PluginManager: plugins in load order, host last); without a GPU every launch ran there.
+        first_host = len(gpu_archs) if gpu_present and gpu_archs else (1 << 30 if gpu_present else 0)
+        for launch in log.launches:
+            launch.on_host = launch.device >= first_host
     program_err = "\n".join(line for line in done.stderr.splitlines() if " info: " not in line)
     report = RunReport(str(exe), done.returncode, done.seconds, log, done.stdout, program_err,
                        done.timed_out, done.cancelled)
@@ -167,7 +178,7 @@ def diagnose(report: RunReport, start_error: str | None, timeout: float, gpu_pre
         problems.append(f"the offload runtime library {lib or ''} is missing on this machine: install "
                         f"liboffload-22 (Debian) or build with --bundle DIR and run DIR/run")
     if MANDATORY_FAILURE in err:
-        if "x86_64-unknown-linux-gnu" not in images and not gpu_present:
+        if HOST_TRIPLE not in images and not gpu_present:
             problems.append("no usable device: the binary holds only GPU images and this machine has no GPU "
                             "(or no libcuda/driver); rebuild with --device-image host to run the kernels on "
                             "the CPU (libomptarget's Virtual Host Device)")
@@ -198,7 +209,7 @@ def diagnose(report: RunReport, start_error: str | None, timeout: float, gpu_pre
     generic_one = [l for l in report.log.launches if l.total_threads == 1 and l.mode == "Generic"]
     if generic_one and gpu_present:
         names = ", ".join(sorted({l.kernel for l in generic_one}))
-        if "x86_64-unknown-linux-gnu" in images:
+        if HOST_TRIPLE in images:
             problems.append(f"kernels {names} ran with [1,1,1]x[1,1,1] in Generic mode although a GPU is "
                             f"present: the binary embeds an x86_64 image and the runtime chose the host device; "
                             f"build with --device-image gpu")

@@ -36,6 +36,9 @@ class KernelLaunch:
     d2h_bytes: int = 0
     h2d_copies: int = 0
     d2h_copies: int = 0
+    #: ran on libomptarget's Virtual Host Device (the host plugin), whose log gives its own
+    #: team and thread counts, not the launch's dims (set by gpu/launch.py ``run_binary``)
+    on_host: bool = False
 
     @property
     def total_threads(self) -> int:
