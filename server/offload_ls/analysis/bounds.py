@@ -208,8 +208,14 @@ def conditions(cond: Node, holds: bool, fold, out: list[Guard], depth: int = 0,
             value = cond.child_by_field_name("value")
             if value is not None:
                 _get_call(value, fold, out)
+                _checked_index_call(value, fold, out)
         return
     if t == "call_expression":
+        m = _method_call(cond)
+        if m is not None and m[0] in _COMPARE_METHODS and len(m[2]) == 1:
+            # `i.ge(&n)` (PartialOrd / PartialEq methods) reads as `i >= n`
+            _compare(_COMPARE_METHODS[m[0]], m[1], _deref(m[2][0]), holds, fold, out)
+            return
         if holds:
             _contains_call(cond, fold, out)
             _in_bounds_call(cond, fold, out)
@@ -232,6 +238,24 @@ def conditions(cond: Node, holds: bool, fold, out: list[Guard], depth: int = 0,
             conditions(left, False, fold, out, depth + 1, resolve)
             conditions(right, False, fold, out, depth + 1, resolve)
         return
+    _compare(op, left, right, holds, fold, out)
+
+
+#: core::cmp's comparison methods and the operator each one is (PartialOrd, PartialEq).
+_COMPARE_METHODS = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+
+
+def _deref(arg: Node) -> Node:
+    """``&n`` -> ``n`` (the comparison methods take their right side by reference)."""
+    arg = strip(arg) if arg.type == "parenthesized_expression" else arg
+    if arg.type == "reference_expression":
+        inner = arg.child_by_field_name("value")
+        return inner if inner is not None else arg
+    return arg
+
+
+def _compare(op: str, left: Node, right: Node, holds: bool, fold, out: list[Guard]) -> None:
+    """The bounds ``left op right`` being ``holds`` implies."""
     if not holds:
         op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}.get(op, "")
     if op in ("<", "<="):
@@ -271,6 +295,44 @@ def _get_call(value: Node, fold, out: list[Guard]) -> None:
 
 #: The key of a guard on the thread's own position, not on an expression (:func:`_get_call`).
 POSITION = "@position"
+
+#: cuda-oxide's checked 2-D index: ``thread::index_2d_runtime(stride)`` is ``Some`` only when
+#: the launch's x position (what ``thread::index_2d_col()`` returns) is below ``stride``
+#: (cuda-oxide ``cuda_device::thread``: ``if col >= row_stride { return None; }``).
+_CHECKED_AXES = {"index_2d_runtime": "index_2d_col"}
+
+
+def _path_name(call: Node) -> str:
+    """Last segment of a call's function path (``thread::index_2d_col()`` ->
+    ``index_2d_col``), "" for a method call or anything else."""
+    fn = call.child_by_field_name("function") if call.type == "call_expression" else None
+    if fn is not None and fn.type == "scoped_identifier":
+        fn = fn.child_by_field_name("name")
+    return node_text(fn) if fn is not None and fn.type == "identifier" else ""
+
+
+def _checked_axis_key(node: Node) -> str:
+    """The guard key of an argument-free position call :data:`_CHECKED_AXES` bounds, else ""."""
+    args = node.child_by_field_name("arguments") if node.type == "call_expression" else None
+    name = _path_name(node) if args is not None and not _named(args) else ""
+    return f"@{name}" if name in _CHECKED_AXES.values() else ""
+
+
+def _checked_index_call(value: Node, fold, out: list[Guard]) -> None:
+    """``if let Some(i) = unsafe { thread::index_2d_runtime(n) }``: the x position is below
+    ``n`` (:data:`_CHECKED_AXES`)."""
+    value = strip(value)
+    if value.type == "unsafe_block":
+        block = next((c for c in value.children if c.type == "block"), None)
+        inner = _named(block) if block is not None else []
+        if len(inner) != 1:
+            return
+        value = strip(inner[0])
+    args = value.child_by_field_name("arguments") if value.type == "call_expression" else None
+    axis = _CHECKED_AXES.get(_path_name(value)) if args is not None else None
+    if axis is not None and len(_named(args)) == 1:
+        bound = _named(args)[0]
+        out.append(Guard(Affine(f"@{axis}", 0), affine(bound, fold), False, None, bound, 0))
 
 
 def _method_call(call: Node) -> tuple[str, Node, list[Node]] | None:
@@ -770,27 +832,36 @@ def _block_tile(index: Node, ub: "_Bounds", block_only, resolve, fold) -> bool:
     every thread (a constant, or ``2 * h``) and every other term bounded with a sum below
     ``S`` (``h + i`` under ``i < h``): each block writes its own tile of ``S``
     elements (a CubeCL kernel launched with one cube per tile: ``CUBE_POS * 4096 +
-    UNIT_POS * 64 + i`` under ``UNIT_POS < 64`` and ``i < 64``). The launch is trusted to have
-    as many blocks as tiles, as one block per row is."""
+    UNIT_POS * 64 + i`` under ``UNIT_POS < 64`` and ``i < 64``), also with a block term per
+    grid axis (``t * z_stride + hv * K + tid`` under ``tid < K``). The launch is trusted to
+    have as many blocks as tiles, as one block per row is."""
     terms = _flat_terms(index, resolve)
-    for k, t in enumerate(terms):
+    sizes: list[Poly] = []  # the stride of each block term
+    rest: list[Node] = []
+    for t in terms:
         m = ub._product(t, 0)
-        if m is None:
-            continue
-        for b, stride in (m, (m[1], m[0])):
-            if not block_only(b) or ub.is_thread(stride):
-                continue
-            size = ub.exact(stride)  # a constant, or the same for every thread (`2 * h`)
-            if not isinstance(size, dict):
-                continue
-            top: Poly = {}
-            for other in terms[:k] + terms[k + 1:]:
-                most = ub.of(other, 1)
-                if not isinstance(most, dict):
-                    return False
-                top = _add(top, most)
-            return _le_minus_one(_sub(top, size))
-    return False
+        size = None
+        for b, stride in ((m, (m[1], m[0])) if m is not None else ()):
+            if block_only(b) and not ub.is_thread(stride):
+                exact = ub.exact(stride)  # a constant, or the same for every thread (`2 * h`)
+                if isinstance(exact, dict):
+                    size = exact
+                    break
+        if size is not None:
+            sizes.append(size)
+        else:
+            rest.append(t)
+    if not sizes:
+        return False
+    # two block terms (`t * z_stride + hv * K + tid` on a (HV, T) grid): the tile of
+    # block (hv, t); the thread's offset in it must stay below one of the strides
+    top: Poly = {}
+    for other in rest:
+        most = ub.of(other, 1)
+        if not isinstance(most, dict):
+            return False
+        top = _add(top, most)
+    return any(_le_minus_one(_sub(top, size)) for size in sizes)
 
 
 def _is_position(index: Node, resolve, is_thread, depth: int = 0) -> bool:
@@ -973,6 +1044,8 @@ class _Bounds:
                 if isinstance(found, dict) or sign == 0:
                     return found
                 whole = self._guarded(node, canon(node), sign, depth)  # `(kk + tx) < k` guards `kk + tx`
+                if whole is None and sign > 0 and op.type == "+":
+                    whole = self._guarded_tail(node, depth)
                 return whole if whole is not None else found
             if op.type == "*":
                 lc, rc = _constant(strip(left), self.fold), _constant(strip(right), self.fold)
@@ -1005,7 +1078,7 @@ class _Bounds:
                 return UNKNOWN
         if t == "field_expression" and self._field_of_call(node):
             return UNKNOWN
-        key = canon(node)
+        key = _checked_axis_key(node) or canon(node)
         if sign != 0:
             guarded = self._guarded(node, key, sign, depth)
             if guarded is not None:
@@ -1096,6 +1169,25 @@ class _Bounds:
             node = value
         return strip(node)
 
+    def _guarded_tail(self, node: Node, depth: int) -> Poly | None:
+        """Largest value of a sum whose last terms a guard bounds as a group, written
+        without their parentheses: ``row * k + kk + tx`` (parsed ``(row * k + kk) + tx``)
+        under ``(kk + tx) < k``; ``None`` when no such guard holds."""
+        terms = _sum_terms(node)
+        for j in range(1, len(terms) - 1):
+            key = canon(terms[j])
+            for t in terms[j + 1:]:
+                key = f"({key}+{canon(t)})"
+            tail = self._guarded(node, key, 1, depth)
+            if tail is None:
+                continue
+            head: Poly | None = {}
+            for t in terms[:j]:
+                head = _combine(head, self.of(t, 1, depth + 1), _add)
+            if isinstance(head, dict):
+                return _add(head, tail)
+        return None
+
     def _guarded(self, node: Node, key, sign: int, depth: int) -> Poly | None:
         """The bound a guard on ``node`` itself gives (``(kk + tx) < k`` bounds ``kk + tx``),
         else ``None``."""
@@ -1177,6 +1269,36 @@ class _Bounds:
             amax, wmax = self.of(a, 1), self.of(w, 1)
             if isinstance(amax, dict) and isinstance(wmax, dict) and not _counts_elements(amax) \
                     and not self._wrong_stride(amax, wmax, stride, w):
+                return True
+        return self._linear_terms(node, depth)
+
+    def _linear_terms(self, node: Node, depth: int) -> bool:
+        """:meth:`linear` for a sum written without the column's parentheses:
+        ``row * k + kk + tx`` (parsed ``(row * k + kk) + tx``) under ``row < m && (kk + tx)
+        < k`` is ``row * k + (kk + tx)``: one product term, the other terms the column (a
+        guard on their sum in the order written, or each term's own bound)."""
+        terms = _sum_terms(node)
+        if len(terms) < 3:
+            return False
+        for i, term in enumerate(terms):
+            m = self._product(term, depth) if strip(term).type == "binary_expression" else None
+            if m is None:
+                continue
+            a, stride = m
+            if self.is_thread(stride) or _constant(strip(stride), self.fold) is not None:
+                continue
+            rest = terms[:i] + terms[i + 1:]
+            key = canon(rest[0])
+            for t in rest[1:]:
+                key = f"({key}+{canon(t)})"
+            wmax = self._guarded(node, key, 1, depth)
+            if wmax is None:
+                wmax = {}
+                for t in rest:
+                    wmax = _combine(wmax, self.of(t, 1, depth + 1), _add)
+            amax = self.of(a, 1)
+            if isinstance(amax, dict) and isinstance(wmax, dict) and not _counts_elements(amax) \
+                    and not self._wrong_stride(amax, wmax, stride, rest[0] if len(rest) == 1 else node):
                 return True
         return False
 

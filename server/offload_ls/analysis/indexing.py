@@ -543,8 +543,9 @@ def _inside_load(ident: Node, expr: Node, parent=None) -> bool:
     while n is not None and child != expr:
         if n.type == "index_expression" and n.named_child_count == 2 and n.named_children[1] == child:
             return True
-        if n.type == "arguments" and n.named_child_count and n.named_children[0] == child and _is_load_call(up(n)):
-            return True  # `offsets.read(i)` (CubeCL), `x.get_unchecked(i)`: data read at `i`
+        if n.type == "arguments" and n.named_child_count and n.named_children[0] == child and \
+                (_is_load_call(up(n)) or _is_pointer_read(up(n), expr, up)):
+            return True  # `offsets.read(i)` (CubeCL), `x.get_unchecked(i)`, `*keys.add(i)`: data read at `i`
         if n.start_byte < expr.start_byte or n.end_byte > expr.end_byte:
             return False
         child, n = n, up(n)
@@ -559,6 +560,29 @@ LOAD_METHODS = frozenset({"read", "get", "get_unchecked", "unsafe_index"})
 
 def _is_load_call(call: Node | None) -> bool:
     return method_name(call) in LOAD_METHODS
+
+
+#: Pointer arithmetic whose result is read by a deref or ``.read()`` (core::ptr).
+_POINTER_OFFSETS = frozenset({"add", "offset", "wrapping_add", "wrapping_offset"})
+_POINTER_READS = frozenset({"read", "read_volatile", "read_unaligned"})
+
+
+def _is_pointer_read(call: Node | None, expr: Node, up) -> bool:
+    """Is ``call`` pointer arithmetic whose place is read inside ``expr``: ``*keys.add(i)``,
+    ``keys.add(i).read()`` (the value read is data, as ``keys[i]``'s is)? A write's place
+    (``*p.add(i) = v``) is not a value: callers never ask about it."""
+    if method_name(call) not in _POINTER_OFFSETS:
+        return False
+    n = up(call)
+    while n is not None and n.type == "parenthesized_expression":
+        n = up(n)
+    if n is None or n.start_byte < expr.start_byte or n.end_byte > expr.end_byte:
+        return False
+    if n.type == "unary_expression":
+        return n.child(0) is not None and n.child(0).type == "*"
+    if n.type == "field_expression":
+        return method_name(up(n)) in _POINTER_READS
+    return False
 
 
 class FlowIndex:

@@ -153,3 +153,32 @@ pub unsafe fn sgemm_sdk_rows(a: &[f32], b: &[f32], c: &mut [f32], wa: usize, wb:
         c[ci] = sum;
     }
 }
+
+//@ case: correct
+// Tiled SGEMM whose tile loads write the column without parentheses (`row * k + kk + tx`) under the guard on the column sum `(kk + tx) < k`.
+#[kernel]
+pub unsafe fn sgemm_tiles_flat(a: *const f32, b: *const f32, c: *mut f32, m: usize, n: usize, k: usize) {
+    #[address_space(shared)]
+    static mut TA: [f32; TILE * TILE] = [0.0; TILE * TILE];
+    #[address_space(shared)]
+    static mut TB: [f32; TILE * TILE] = [0.0; TILE * TILE];
+    let tx = thread::thread_idx_x() as usize;
+    let ty = thread::thread_idx_y() as usize;
+    let row = thread::block_idx_y() as usize * TILE + ty;
+    let col = thread::block_idx_x() as usize * TILE + tx;
+    let mut acc = 0.0f32;
+    let mut kk = 0;
+    while kk < k {
+        TA[ty * TILE + tx] = if row < m && (kk + tx) < k { *a.add(row * k + kk + tx) } else { 0.0 };
+        TB[ty * TILE + tx] = if col < n && (kk + ty) < k { *b.add((kk + ty) * n + col) } else { 0.0 };
+        thread::sync_threads();
+        for e in 0..TILE {
+            acc += TA[ty * TILE + e] * TB[e * TILE + tx];
+        }
+        thread::sync_threads();
+        kk += TILE;
+    }
+    if row < m && col < n {
+        *c.add(row * n + col) = acc;
+    }
+}

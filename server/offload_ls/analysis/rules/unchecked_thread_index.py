@@ -82,13 +82,33 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 return flow.reaching_value(ident, b)  # `iy = max(0, min(iy, h - 1));` before the use
             return None
 
+        def definitions(ident: Node, flow=flow) -> list[Node] | None:
+            """Every value identifier ``ident`` may hold: its ``let``'s, or for a ``mut`` one
+            the value that decides it (:meth:`ThreadFlow.reaching_value`) or else the
+            initializer and every plain assignment (``h = (h + 1) & mask`` in a probing
+            loop); ``None`` when unknown (a compound assignment, another kind of binding)."""
+            b = flow.binding(ident)
+            if b is None or b.kind != "let" or b.value is None:
+                return None
+            if not b.mutable:
+                return [b.value]
+            reaching = flow.reaching_value(ident, b)
+            if reaching is not None:
+                return [reaching]
+            values = [b.value]
+            for rhs in flow.assignments(b.name):
+                if rhs.parent is None or rhs.parent.type != "assignment_expression":
+                    return None  # `h += 1`
+                values.append(rhs)
+            return values
+
         guard_memo: dict = {}  # the guards above each node of this function (analysis/bounds.py)
         holds = _guard_holds_at(flow)
         uses = _index_uses(flow)
         counts = _record_counts(uses, fold)
         for use, index, raw in uses:
             key = (index.start_byte, index.end_byte)
-            if key in seen or _clamped(index, resolve):
+            if key in seen or _clamped(index, definitions):
                 continue
             if not _launch_position(flow, index):
                 continue  # within-block or block-only index: bounded by the launch's shape
@@ -482,14 +502,18 @@ def _static_length(use: Node, flow: ThreadFlow, fold, resolve_type=None) -> int 
     return fold(length) if length is not None else None
 
 
-def _clamped(index: Node, resolve=None, depth: int = 0) -> bool:
+def _clamped(index: Node, definitions=None, depth: int = 0) -> bool:
     """``i % n``, ``i & mask``, ``i.min(n - 1)``, ``min(i, n)``, ``i.clamp(..)``, ``i.rem(n)``
-    (``core::ops::Rem``, also on glam vectors: rust-gpu shaders), also through immutable
-    ``let``s (``resolve``: an identifier -> its value): ``let idx = flat.min(len - 1); x[idx]``."""
+    (``core::ops::Rem``, also on glam vectors: rust-gpu shaders), also through variables
+    (``definitions``: an identifier -> every value it may hold, or ``None``) whose every
+    value is so reduced or a literal: ``let idx = flat.min(len - 1); x[idx]``,
+    ``let mut h = x & mask; loop { .. x[h] .. h = (h + 1) & mask; }``."""
     e = strip(index)
-    if e.type == "identifier" and resolve is not None and depth < 4:
-        value = resolve(e)
-        return value is not None and _clamped(value, resolve, depth + 1)
+    if e.type in ("integer_literal",):
+        return depth > 0  # `h = 0;` among a variable's values
+    if e.type == "identifier" and definitions is not None and depth < 4:
+        values = definitions(e)
+        return bool(values) and all(_clamped(v, definitions, depth + 1) for v in values)
     if e.type == "binary_expression":
         op = e.child_by_field_name("operator")
         return op is not None and op.type in ("%", "&")
