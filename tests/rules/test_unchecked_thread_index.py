@@ -471,3 +471,27 @@ def test_pathologically_deep_code_does_not_exhaust_recursion():
     # at the depth limit, so `y[a2999]` and `&x as ..` are "not known" and not reported.
     assert counts == {"aliased_launch_args": 0, "unindexed_kernel_write": 0,
                       "unchecked_thread_index": 1, "host_only_api_in_kernel": 0}
+
+
+def test_message_names_a_block_index_and_a_field_buffer():
+    """A variable from the block index alone is named as such; a buffer that is a field is
+    named by its path, not by the struct (audit I1)."""
+    src = dedent("""
+        use cuda_std::prelude::*;
+        #[repr(C)]
+        pub struct Table { pub val: *mut u32, pub len: u64 }
+        #[kernel]
+        pub unsafe fn k(t: Table, z_stride: u32, n: u64) {
+            let x = thread::index_1d() as u64;
+            let b = thread::block_idx_y();
+            if x < n {
+                *t.val.add((x + 1) as usize) = 1;
+            }
+            *t.val.add((b * z_stride) as usize + x as usize) = 2;
+        }
+        """)
+    msgs = [m for *_, m in lint(src, RULE)]
+    assert len(msgs) == 2, msgs
+    assert any(m.startswith("`x` comes from the thread index and is used in `t.val.add((x + 1) as usize)`, "
+                            "and the check `x < n` does not keep it below the length of `t.val`") for m in msgs), msgs
+    assert any(m.startswith("`b` comes from the block index and is used in") for m in msgs), msgs

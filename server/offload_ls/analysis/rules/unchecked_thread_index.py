@@ -130,10 +130,10 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             var = node_text(tvars[0][0]) if tvars else node_text(index)
             hint = _len_hint(use, index, raw, flow)
             weak = _weak_guard(index, guards, fold, holds, flow)
-            base = _base_ident(use)
             yield Finding(rule=NAME, span=Span(index.start_byte, index.end_byte),
                           message=message(var, node_text(use), raw or profile.raw_indexing, hint, weak,
-                                          node_text(base) if base is not None else None, length))
+                                          _buffer_name(use), length,
+                                          block=bool(tvars) and _block_only(flow, tvars[0][0])))
 
 
 def _record_counts(uses: list[tuple[Node, Node, bool]], fold) -> frozenset[tuple[str, str]]:
@@ -274,20 +274,22 @@ def _comparisons(guards, wanted, index: Node, holds, flow: ThreadFlow) -> list[s
 
 
 def message(var: str, use: str, raw: bool, guard: str, weak: str | None = None, buffer: str | None = None,
-            length: int | None = None) -> str:
-    """The finding's text: ``var`` (thread-derived variable) used in ``use`` (source text);
-    ``guard``: the suggested guard; ``weak``: the comparison that guards the index but
-    not enough (``i < 4096``), with the indexed ``buffer``'s name and static ``length``."""
+            length: int | None = None, block: bool = False) -> str:
+    """The finding's text: ``var`` (thread-derived variable; ``block``: from the block index
+    alone) used in ``use`` (source text); ``guard``: the suggested guard; ``weak``: the
+    comparison that guards the index but not enough (``i < 4096``), with the indexed
+    ``buffer``'s name and static ``length``."""
+    source = "the block index" if block else "the thread index"
     if weak is not None:
         below = f"the length of `{buffer}`" if buffer else "the buffer's length"
         if length is not None:
             below += f" ({length} elements)"
         checks = "checks" if "`, `" in weak else "check"
-        head = (f"`{var}` comes from the thread index and is used in `{use}`, and the {checks} `{weak}` "
+        head = (f"`{var}` comes from {source} and is used in `{use}`, and the {checks} `{weak}` "
                 f"{'do' if checks == 'checks' else 'does'} not keep it below {below}: when the launch covers "
                 f"more threads than elements, the extra threads that pass the {checks} ")
     else:
-        head = (f"`{var}` comes from the thread index and is used in `{use}` without a bounds check: when "
+        head = (f"`{var}` comes from {source} and is used in `{use}` without a bounds check: when "
                 f"the launch covers more threads than elements (grid × block > len), the extra threads ")
     if raw:
         what = "read or write out of bounds without any check (undefined behavior)"
@@ -406,6 +408,19 @@ def _base(use: Node) -> Node | None:
         return named(use)[0]
     fn = use.child_by_field_name("function")
     return fn.child_by_field_name("value") if fn is not None else None
+
+
+def _buffer_name(use: Node) -> str | None:
+    """How the message names the indexed buffer: its expression when it is a name or a
+    field path (``x``, ``t.val``, ``self.out``), else the variable it starts from."""
+    base = _base(use)
+    node = strip(base) if base is not None else None
+    while node is not None and node.type == "field_expression":
+        node = node.child_by_field_name("value")
+    if node is not None and node.type in ("identifier", "self"):
+        return node_text(strip(base))
+    ident = _base_ident(use)
+    return node_text(ident) if ident is not None else None
 
 
 def _base_ident(use: Node) -> Node | None:
