@@ -266,3 +266,31 @@ def test_the_same_call_into_an_ungated_function_is_reported():
     found = [(line, msg.split(":")[0]) for line, _, _, _, msg in lint(src, RULE)]
     assert found == [(3, "`eprintln!` in `trace`, called from kernel `scale`"),
                      (10, "`println!` in `weight`, called from kernel `scale`")]
+
+
+def test_a_host_attributed_twin_is_not_device_code():
+    """cudars marks the two bodies of one function `#[device]` and `#[host]` (audit I1): the
+    kernel's call reaches the device one only."""
+    src = dedent("""
+        #![no_std]
+        #![feature(abi_ptx, stdarch_nvptx)]
+        use core::arch::nvptx::*;
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn sum_kernel(x: *const f32, n: usize, out: *mut f32) {
+            sum(core::slice::from_raw_parts(x, n), core::slice::from_raw_parts_mut(out, n))
+        }
+        #[device]
+        fn sum(x: &[f32], out: &mut [f32]) {
+            let i = (_block_dim_x() * _block_idx_x() + _thread_idx_x()) as usize;
+            if i < x.len() { out[i] = x[i]; }
+        }
+        #[host]
+        fn sum(x: &[f32], out: &mut [f32]) {
+            println!("host sum {}", x.len());
+            out.copy_from_slice(&x.to_vec());
+        }
+        """)
+    assert lint(src, RULE) == []
+    without = src.replace("#[host]\n", "")
+    assert [msg.split(":")[0] for *_, msg in lint(without, RULE)] == [
+        "`println!` in `sum`, called from kernel `sum_kernel`", "`.to_vec()` in `sum`, called from kernel `sum_kernel`"]

@@ -561,6 +561,7 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
     device_ranges, host_ranges = _gated_ranges(caps.get("cfg_attributes", empty), memo)
     gated_ranges = [(s, e, cfg_reason) for s, e in device_ranges]
     gated_ranges += _device_attr_ranges(anchors.get("attr", []))
+    host_ranges += [(s, e) for s, e, _ in _device_attr_ranges(anchors.get("attr", []), HOST_FN_ATTRS)]
     if unit.gate:
         gated_ranges.append((unit.start, unit.end, cfg_reason))
     if unit.host:
@@ -890,11 +891,17 @@ def _device_fn_attrs() -> frozenset[str]:
     return frozenset(a for p in profiles().values() for a in p.device_fn_attrs)
 
 
-def _device_attr_ranges(attrs: list[Node]) -> list[tuple[int, int, str]]:
+#: Attributes that mark a function as host code, never followed from a kernel: cudars's
+#: ``#[host] fn sum(..)``, the host twin of its ``#[device] fn sum(..)`` of the same name.
+HOST_FN_ATTRS = frozenset({"host"})
+
+
+def _device_attr_ranges(attrs: list[Node], wanted: frozenset[str] | None = None) -> list[tuple[int, int, str]]:
     """Byte ranges of the functions an ecosystem's device-function attribute applies to
     (CubeCL ``#[cube]``, cuda-oxide ``#[device]``: the profiles' ``device_fn_attrs``), each
-    with the reason it is device code (``"a `#[cube]` function"``)."""
-    wanted = _device_fn_attrs()
+    with the reason it is device code (``"a `#[cube]` function"``); ``wanted``: other
+    attribute names instead (:data:`HOST_FN_ATTRS`)."""
+    wanted = _device_fn_attrs() if wanted is None else wanted
     out = []
     for attr in attrs:
         a = next((c for c in attr.named_children if c.type == "attribute"), None)
