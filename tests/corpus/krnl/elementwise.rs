@@ -164,3 +164,31 @@ pub fn axpby(a: f32, x: Slice<f32>, b: f64, y: SliceMut<f32>) -> Result<()> {
         .build(y.device())?
         .dispatch(a, x, b, y) //~ ERROR launch_arg_mismatch
 }
+
+//@ case: correct
+// Cross-entropy loss per row as an item kernel: `kernel.item_id()` runs over `0..items()` (one invocation per element of the `#[item]` output, dispatched exactly), and the row it reads from the global logits is that item's.
+#[module]
+pub mod row_loss {
+    #[cfg(not(target_arch = "spirv"))]
+    use krnl::krnl_core;
+    use krnl_core::macros::kernel;
+
+    #[kernel]
+    pub fn cross_entropy(#[global] x: Slice<f32>, #[global] t: Slice<u32>, classes: u32, #[item] loss: &mut f32) {
+        let row = kernel.item_id();
+        let label = t[row as usize];
+        let mut m = x[(row * classes) as usize];
+        for c in 1..classes {
+            m = m.max(x[(row * classes + c) as usize]);
+        }
+        let mut sum = 0.0f32;
+        for c in 0..classes {
+            sum += (x[(row * classes + c) as usize] - m).exp();
+        }
+        *loss = m + sum.ln() - x[(row * classes + label) as usize];
+    }
+}
+
+pub fn cross_entropy(x: Slice<f32>, t: Slice<u32>, classes: u32, loss: SliceMut<f32>) -> Result<()> {
+    row_loss::cross_entropy::builder()?.build(loss.device())?.dispatch(x, t, classes, loss)
+}

@@ -142,6 +142,10 @@ class Profile:
         device_build: how the ecosystem builds device code, as messages say it (rustc
             offload: ``"the device pass builds with `core` only (`-Zbuild-std=core`)"``);
             empty: ``"<title> device code is built without `std`"``.
+        bounded_index_fns: index methods of the ``kernel`` argument whose value is always
+            below a count the runtime dispatches exactly (krnl ``kernel.item_id()`` runs
+            ``0..kernel.items()``, one per element of the ``#[item]`` buffers) -> that count's
+            expression: a guard every use of the index is under.
         source: where these facts come from.
     """
 
@@ -188,6 +192,7 @@ class Profile:
     launch_methods: frozenset[str] = frozenset()
     buffer_params: str = ""
     device_build: str = ""
+    bounded_index_fns: dict[str, str] = field(default_factory=dict)
     source: str = ""
 
     def built(self) -> str:

@@ -21,7 +21,7 @@ PROFILE = Profile(
     index_fns={
         "global_id": Index("glin"), "global_index": Index("glin"), "thread_id": Index("lid"),
         "thread_index": Index("lid"), "group_id": Index("blin"), "group_index": Index("blin"),
-        "item_id": Index("glin"), "subgroup_id": Index("lid"),
+        "item_id": Index("glin"), "item_index": Index("glin"), "subgroup_id": Index("lid"),
         "threads": Index("bdim", "x"), "groups": Index("gdim", "x"),
     },
     barriers=frozenset({"barrier", "workgroup_memory_barrier_with_group_sync"}),
@@ -34,5 +34,8 @@ PROFILE = Profile(
     launch_forms=frozenset({"krnl"}),
     slice_args={"as_slice": "slice", "as_slice_mut": "slice_mut"},
     slice_types={"Slice": "slice", "SliceMut": "slice_mut", "UnsafeSlice": "slice_mut"},
+    # krnl-core kernel.rs: "The index of the item, from 0 .. items()"; items is the length
+    # of the #[item] buffers, dispatched exactly (no extra invocations run the body)
+    bounded_index_fns={"item_id": "kernel.items()", "item_index": "kernel.items()"},
     source="charles-r-earp/krnl krnl-core/src/kernel.rs, krnl-macros, README",
 )

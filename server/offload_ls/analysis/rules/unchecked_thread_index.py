@@ -33,7 +33,7 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
-from offload_ls.analysis.bounds import DIVISION_METHODS, affine, bounded, canon, guards_at
+from offload_ls.analysis.bounds import DIVISION_METHODS, Affine, Guard, affine, bounded, canon, guards_at
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.indexing import ThreadFlow, identifiers, method_name, named, strip
@@ -103,6 +103,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             return values
 
         guard_memo: dict = {}  # the guards above each node of this function (analysis/bounds.py)
+        implicit = _dispatch_guards(profile, text)
         holds = _guard_holds_at(flow)
         uses = _index_uses(flow)
         counts = _record_counts(uses, fold)
@@ -119,6 +120,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             if fn.has_error and _in_error(flow, use, body):
                 continue  # text that does not parse (an edit in progress): no reliable reading
             guards = guards_at(use, body, fold, profile.exits, ctx.source, guard_memo, flow.parent, resolve)
+            guards = guards + implicit if implicit else guards
             length = _static_length(use, flow, fold, ctx.facts.resolve_type)
             if bounded(index, guards, fold, resolve, length, flow.depends,
                        lambda n, flow=flow: _block_only(flow, n), _base(use), holds, counts):
@@ -134,6 +136,14 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                           message=message(var, node_text(use), raw or profile.raw_indexing, hint, weak,
                                           _buffer_name(use), length,
                                           block=bool(tvars) and _block_only(flow, tvars[0][0])))
+
+
+def _dispatch_guards(profile, text: bytes) -> list[Guard]:
+    """Guards every index of a kernel is under because the runtime dispatches the index's
+    range exactly: krnl's ``kernel.item_id() < kernel.items()`` (the profile's
+    ``bounded_index_fns``), for a function whose text (``text``: UTF-8 bytes) calls one."""
+    return [Guard(Affine(f"kernel.{name}()", 0), Affine(bound, 0), False, None, None, 0)
+            for name, bound in profile.bounded_index_fns.items() if f".{name}()".encode() in text]
 
 
 def _record_counts(uses: list[tuple[Node, Node, bool]], fold) -> frozenset[tuple[str, str]]:
