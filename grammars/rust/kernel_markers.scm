@@ -25,6 +25,15 @@
     (identifier) @marker (#eq? @marker "spirv")
     arguments: (token_tree (identifier) @stage (#eq? @stage "compute")))) @attr
 
+; rust-gpu under a cfg: #[cfg_attr(feature = "dim3", spirv(compute(threads(4, 4, 4))))]
+; (shader crates built for the CPU too; khal's kernels pick their block shape by feature)
+(attribute_item
+  (attribute
+    (identifier) @cfg_attr (#eq? @cfg_attr "cfg_attr")
+    arguments: (token_tree
+      "," . (identifier) @marker (#eq? @marker "spirv")
+      . (token_tree (identifier) @stage (#eq? @stage "compute"))))) @attr
+
 ; CubeCL: #[cube(launch)] / #[cube(launch_unchecked)]
 (attribute_item
   (attribute

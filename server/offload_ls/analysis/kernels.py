@@ -14,6 +14,7 @@ Markers (queries in grammars/rust/kernel_markers.scm and kernel_abi.scm):
 from __future__ import annotations
 
 import bisect
+import dataclasses
 
 from tree_sitter import Node
 
@@ -73,7 +74,14 @@ def kernels_from_captures(marker_caps: dict[str, list[Node]], abi_fns: list[Node
     found: dict[int, Kernel] = {}
     for attr, marker in _pair_attr_marker(marker_caps):
         fn = attributed_item(attr)
-        if fn is None or fn.type != "function_item" or fn.start_byte in found:
+        if fn is None or fn.type != "function_item":
+            continue
+        if fn.start_byte in found:
+            first = found[fn.start_byte]
+            if first.declared_dims is not None and first.declared_dims != declared_dims(attr):
+                # one shape per feature (`#[cfg_attr(feature = "dim1", spirv(compute(threads(1, 1, 64))))]`
+                # beside a "dim3" one): the block shape is not known
+                found[fn.start_byte] = dataclasses.replace(first, declared_dims=None)
             continue
         ecosystem = ECOSYSTEM_OF_MARKER[node_text(marker)]
         found[fn.start_byte] = _kernel(fn, ecosystem, node_text(attr), declared_dims(attr))
