@@ -48,3 +48,16 @@ pub fn inject(
     let i = id.x as usize;
     e[i] += Vec4::splat(*amplitude); //~ WARN unchecked_thread_index
 }
+
+//@ case: hazard unsafe_in_kernel
+// Skips the bounds check by writing through a pointer made in place from the storage buffer (after a guard that already made the index safe): an `unsafe` block that a plain `e[i] = ..` does not need.
+#[spirv(compute(threads(64)))]
+pub fn zero_fill(
+    #[spirv(global_invocation_id)] id: UVec3,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] e: &mut [Vec4],
+) {
+    let i = id.x as usize;
+    if i < e.len() {
+        unsafe { *e.as_mut_ptr().add(i) = Vec4::ZERO; } //~ WARN unsafe_in_kernel
+    }
+}

@@ -9,7 +9,8 @@ body does it outside any block):
   in both spellings, rust-gpu, CubeCL, krnl: the ecosystem profile's
   ``raw_pointer_params`` is false), ``p`` being a raw-pointer parameter or a ``let``
   derived from one (``let q = p.add(i);``, ``let q: *mut f32 = ..``, ``.. as *mut T``,
-  ``x.as_mut_ptr()``): a reference parameter needs no ``unsafe``, keeps the bounds check
+  ``x.as_mut_ptr()``), or a pointer made in place (``*x.as_mut_ptr().add(i) = v``): a
+  reference parameter needs no ``unsafe``, keeps the bounds check
   and lets the compiler mark the argument ``noalias``;
 - reading or writing a ``static mut`` that is not block-shared memory (resolved as in
   static_mut_in_kernel): one variable for every GPU thread, without synchronisation.
@@ -308,7 +309,8 @@ def _unwrap(node: Node | None) -> Node | None:
 
 def _root_pointer(expr: Node, pointers: RawPointers) -> str | None:
     """The raw-pointer variable ``expr`` evaluates from (``p``, ``(p)``, ``p.add(i)``,
-    ``p.cast::<u8>().add(1)``), or ``None``."""
+    ``p.cast::<u8>().add(1)``), or the pointer made in place (``out.as_mut_ptr()`` of
+    ``out.as_mut_ptr().add(i)``), or ``None``."""
     node = _unwrap(expr)
     while node is not None:
         if node.type == "identifier":
@@ -322,6 +324,8 @@ def _root_pointer(expr: Node, pointers: RawPointers) -> str | None:
             if f is None or f.type != "field_expression":
                 return None
             method = f.child_by_field_name("field")
+            if method is not None and node_text(method) in MAKES_POINTER:
+                return node_text(node)  # `*out.as_mut_ptr().add(i)`: a pointer made in place
             if method is None or node_text(method) not in POINTER_METHODS:
                 return None
             node = _unwrap(f.child_by_field_name("value"))
