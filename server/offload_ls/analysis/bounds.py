@@ -640,7 +640,8 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
             length: int | None, is_thread: Callable[[Node], bool] = lambda n: False,
             block_only: Callable[[Node], bool] = lambda n: False, buffer: Node | None = None,
             holds_at: Callable[[Guard, Node], bool] = lambda g, n: True,
-            record_counts: frozenset[tuple[str, str]] = frozenset()) -> bool:
+            record_counts: frozenset[tuple[str, str]] = frozenset(),
+            sums: Callable[[Node], list[Node] | None] | None = None) -> bool:
     """Is ``index`` (an expression) below the buffer's length wherever ``guards`` hold?
 
     First, a guard on the same expression (up to a constant offset, :func:`affine`);
@@ -667,6 +668,8 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
         record_counts: (``"<buffer>.len()"``, variable key) pairs where the function indexes
             that buffer with that variable itself (``zk[ip]``): there the buffer's length
             counts records, so ``ip < zk.len()`` bounds the record ``rho[ip * 2 + 1]``.
+        sums: the terms a ``mut`` variable built up with ``+=`` holds (analysis/indexing.py
+            ``ThreadFlow.straight_sum``), for one-block-per-tile indexes, or ``None``.
     """
     e = affine(index, fold)
     for g in guards:
@@ -694,7 +697,7 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
         return True
     if _in_host_range(index, guards, fold, resolve, is_thread, holds_at):
         return True
-    if _block_tile(index, ub, block_only, resolve, fold):
+    if _block_tile(index, ub, block_only, resolve, fold, sums):
         return True
     top = ub.of(index, 1)
     if top is UNKNOWN:
@@ -809,9 +812,10 @@ def _in_guarded_record(index: Node, guards: list[Guard], fold, resolve, length: 
     return ub.linear(rec)
 
 
-def _flat_terms(node: Node, resolve, depth: int = 0) -> list[Node]:
+def _flat_terms(node: Node, resolve, depth: int = 0, sums=None) -> list[Node]:
     """The terms of a sum, immutable ``let``s of sums followed (``base + i`` with ``let base =
-    tile * S + slot * 64`` -> ``tile * S``, ``slot * 64``, ``i``)."""
+    tile * S + slot * 64`` -> ``tile * S``, ``slot * 64``, ``i``), and ``mut`` variables
+    built up with ``+=`` (``sums``: see :func:`bounded`)."""
     out = []
     for t in _sum_terms(node):
         value, hops = t, 0
@@ -820,14 +824,18 @@ def _flat_terms(node: Node, resolve, depth: int = 0) -> list[Node]:
             if nxt is None:
                 break
             value, hops = strip(nxt), hops + 1
-        if value is not t and len(_sum_terms(value)) > 1 and depth < 6:
-            out += _flat_terms(value, resolve, depth + 1)
+        parts = sums(value) if sums is not None and value.type == "identifier" and depth < 6 else None
+        if parts:
+            for p in parts:
+                out += _flat_terms(p, resolve, depth + 1, sums)
+        elif value is not t and len(_sum_terms(value)) > 1 and depth < 6:
+            out += _flat_terms(value, resolve, depth + 1, sums)
         else:
             out.append(t)  # a term kept as written: a guard on `tid` speaks of `tid`
     return out
 
 
-def _block_tile(index: Node, ub: "_Bounds", block_only, resolve, fold) -> bool:
+def _block_tile(index: Node, ub: "_Bounds", block_only, resolve, fold, sums=None) -> bool:
     """``index`` is ``b * S + w`` with ``b`` from the block index alone, ``S`` the same for
     every thread (a constant, or ``2 * h``) and every other term bounded with a sum below
     ``S`` (``h + i`` under ``i < h``): each block writes its own tile of ``S``
@@ -835,18 +843,11 @@ def _block_tile(index: Node, ub: "_Bounds", block_only, resolve, fold) -> bool:
     UNIT_POS * 64 + i`` under ``UNIT_POS < 64`` and ``i < 64``), also with a block term per
     grid axis (``t * z_stride + hv * K + tid`` under ``tid < K``). The launch is trusted to
     have as many blocks as tiles, as one block per row is."""
-    terms = _flat_terms(index, resolve)
+    terms = _flat_terms(index, resolve, 0, sums)
     sizes: list[Poly] = []  # the stride of each block term
     rest: list[Node] = []
     for t in terms:
-        m = ub._product(t, 0)
-        size = None
-        for b, stride in ((m, (m[1], m[0])) if m is not None else ()):
-            if block_only(b) and not ub.is_thread(stride):
-                exact = ub.exact(stride)  # a constant, or the same for every thread (`2 * h`)
-                if isinstance(exact, dict):
-                    size = exact
-                    break
+        size = _tile_stride(t, ub, block_only)
         if size is not None:
             sizes.append(size)
         else:
@@ -862,6 +863,41 @@ def _block_tile(index: Node, ub: "_Bounds", block_only, resolve, fold) -> bool:
             return False
         top = _add(top, most)
     return any(_le_minus_one(_sub(top, size)) for size in sizes)
+
+
+def _factors(node: Node, depth: int = 0) -> list[Node]:
+    """The factors of a product ``a * b * c`` (parentheses and casts stripped)."""
+    node = strip(node)
+    if node.type == "binary_expression" and depth < MAX_DEPTH:
+        op = node.child_by_field_name("operator")
+        if op is not None and op.type == "*":
+            return _factors(node.child_by_field_name("left"), depth + 1) + \
+                _factors(node.child_by_field_name("right"), depth + 1)
+    return [node]
+
+
+def _tile_stride(term: Node, ub: "_Bounds", block_only) -> Poly | None:
+    """The stride ``S`` of a term ``b * S`` with ``b`` from the block index alone and ``S``
+    the same for every thread (a constant, ``2 * h``, ``out.stride(r) * out.shape(r)``: the
+    factors of a product in any order), else ``None``."""
+    m = ub._product(term, 0)
+    if m is None:
+        return None
+    factors = _factors(m[0]) + _factors(m[1])
+    blocks = [f for f in factors if block_only(f)]
+    if not blocks:
+        return None
+    size: Poly | None = {(): 1}
+    for f in factors:
+        if any(f is b for b in blocks[:1]):
+            continue  # the block index (one factor of it; the others are strides)
+        if ub.is_thread(f):
+            return None
+        exact = ub.exact(f)
+        if not isinstance(exact, dict):
+            return None
+        size = _mul(size, exact)
+    return size
 
 
 def _is_position(index: Node, resolve, is_thread, depth: int = 0) -> bool:

@@ -102,6 +102,15 @@ class IndexForms:
             if b is not None and b.kind == "let" and b.value is not None and not b.mutable:
                 return self.of(b.value, depth + 1)
             if b is not None and b.kind == "let" and b.mutable:
+                terms = self.flow.straight_sum(node, b)
+                if terms is not None:  # `let mut at = m * w + n; at += batch * plane;`
+                    forms = [self.of(t, depth + 1) for t in terms]
+                    if any(f is None for f in forms):
+                        return None
+                    total: Poly = {}
+                    for f in forms:
+                        total = _add(total, f)
+                    return total
                 if self.flow.depends(node):
                     if b.value is None or not self.flow.depends(b.value):
                         return None  # `let mut idx = base; idx += POS;`: the position comes later

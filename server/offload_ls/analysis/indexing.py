@@ -793,6 +793,40 @@ class ThreadFlow:
                 return None
         return chosen.child_by_field_name("right")
 
+    def straight_sum(self, ident: Node, b: Binding) -> list[Node] | None:
+        """The terms whose sum the ``mut`` variable of ``let`` binding ``b`` holds at
+        identifier ``ident`` when its only assignments are ``+=`` statements between the
+        ``let`` and ``ident``, each run once on the way (a statement of a block enclosing
+        ``ident``, in no loop that leaves the ``let`` out): ``let mut at = m * n_cols + n;
+        at += batch * plane;`` -> ``[m * n_cols + n, batch * plane]``; ``None`` otherwise
+        (a grid-stride loop's ``i += stride``, a plain ``=``, an assignment after ``ident``)."""
+        if not b.mutable or b.value is None or b.node.type != "let_declaration":
+            return None
+        rhs = [r for r in self._assigned.get(b.name, []) if r.parent is not None
+               and r.parent.start_byte > b.node.start_byte]
+        if not rhs:
+            return None
+        ancestors = set()
+        node = self.parent(ident)
+        while node is not None and node != self.fn:
+            ancestors.add((node.start_byte, node.end_byte, node.type))
+            node = self.parent(node)
+        for r in rhs:
+            w = r.parent
+            op = w.child_by_field_name("operator") if w.type == "compound_assignment_expr" else None
+            stmt = self.parent(w)
+            block = self.parent(stmt) if stmt is not None else None
+            if op is None or op.type != "+=" or w.end_byte > ident.start_byte or stmt is None or \
+                    stmt.type != "expression_statement" or block is None or \
+                    (block.start_byte, block.end_byte, block.type) not in ancestors:
+                return None
+            up = self.parent(block)
+            while up is not None and up != self.fn and not (up.start_byte <= b.node.start_byte <= up.end_byte):
+                if up.type in ("for_expression", "while_expression", "loop_expression"):
+                    return None
+                up = self.parent(up)
+        return [b.value, *rhs]
+
     def binding(self, ident: Node) -> Binding | None:
         """Binding of identifier node ``ident`` of this function (see :func:`find_binding`)."""
         key = (ident.start_byte, ident.end_byte)

@@ -82,6 +82,10 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                 return flow.reaching_value(ident, b)  # `iy = max(0, min(iy, h - 1));` before the use
             return None
 
+        def sums(ident: Node, flow=flow) -> list[Node] | None:
+            b = flow.binding(ident)
+            return flow.straight_sum(ident, b) if b is not None and b.kind == "let" else None
+
         def definitions(ident: Node, flow=flow) -> list[Node] | None:
             """Every value identifier ``ident`` may hold: its ``let``'s, or for a ``mut`` one
             the value that decides it (:meth:`ThreadFlow.reaching_value`) or else the
@@ -123,7 +127,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             guards = guards + implicit if implicit else guards
             length = _static_length(use, flow, fold, ctx.facts.resolve_type)
             if bounded(index, guards, fold, resolve, length, flow.depends,
-                       lambda n, flow=flow: _block_only(flow, n), _base(use), holds, counts):
+                       lambda n, flow=flow: _block_only(flow, n), _base(use), holds, counts, sums):
                 continue
             tvars = flow.thread_vars(index)
             if _built_up(flow, [b for _, b in tvars]):
