@@ -72,3 +72,27 @@ fn gather_rows<F: Float>(values: &Tensor<F>, out: &mut Tensor<F>, row_len: u32, 
     }
     out[ABSOLUTE_POS] = values[off];
 }
+
+//@ case: correct
+// Batched matrix fill, one cube-z per batch: the per-batch offset is added to the index with `+=` after the row/column checks; every batch's plane is its own, so no two cubes write one element.
+#[cube(launch_unchecked)]
+fn batched_fill(out: &mut Tensor<f32>, value: f32) {
+    let rows = out.shape(1);
+    let cols = out.shape(2);
+    let batch = CUBE_POS_Z;
+    let m = ABSOLUTE_POS_X;
+    let n = ABSOLUTE_POS_Y;
+    if m >= rows || n >= cols {
+        terminate!();
+    }
+    let mut at = m * cols + n;
+    at += batch * (rows * cols);
+    out[at] = value;
+}
+
+pub fn launch_batched_fill<R: Runtime>(client: &ComputeClient<R::Server, R::Channel>, out: TensorArg<R>, rows: u32, cols: u32, batches: u32) {
+    unsafe {
+        batched_fill::launch_unchecked::<R>(client, CubeCount::Static(rows.div_ceil(16), cols.div_ceil(16), batches),
+            CubeDim::new(16, 16, 1), out, ScalarArg::new(0.0f32));
+    }
+}
