@@ -560,8 +560,9 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
     cfg_reason = "under a device-only #[cfg]"
     device_ranges, host_ranges = _gated_ranges(caps.get("cfg_attributes", empty), memo)
     gated_ranges = [(s, e, cfg_reason) for s, e in device_ranges]
-    gated_ranges += _device_attr_ranges(anchors.get("attr", []))
-    host_ranges += [(s, e) for s, e, _ in _device_attr_ranges(anchors.get("attr", []), HOST_FN_ATTRS)]
+    device_fns, host_fns = _attr_ranges(anchors.get("attr", []))
+    gated_ranges += device_fns
+    host_ranges += host_fns
     if unit.gate:
         gated_ranges.append((unit.start, unit.end, cfg_reason))
     if unit.host:
@@ -887,6 +888,7 @@ def unit_module(unit: Unit) -> str:
     return node_text(name) if name is not None else ""
 
 
+@cache
 def _device_fn_attrs() -> frozenset[str]:
     return frozenset(a for p in profiles().values() for a in p.device_fn_attrs)
 
@@ -896,23 +898,27 @@ def _device_fn_attrs() -> frozenset[str]:
 HOST_FN_ATTRS = frozenset({"host"})
 
 
-def _device_attr_ranges(attrs: list[Node], wanted: frozenset[str] | None = None) -> list[tuple[int, int, str]]:
+def _attr_ranges(attrs: list[Node]) -> tuple[list[tuple[int, int, str]], list[tuple[int, int]]]:
     """Byte ranges of the functions an ecosystem's device-function attribute applies to
     (CubeCL ``#[cube]``, cuda-oxide ``#[device]``: the profiles' ``device_fn_attrs``), each
-    with the reason it is device code (``"a `#[cube]` function"``); ``wanted``: other
-    attribute names instead (:data:`HOST_FN_ATTRS`)."""
-    wanted = _device_fn_attrs() if wanted is None else wanted
-    out = []
+    with the reason it is device code (``"a `#[cube]` function"``), and of those marked host
+    code (:data:`HOST_FN_ATTRS`)."""
+    wanted = _device_fn_attrs()
+    device: list[tuple[int, int, str]] = []
+    host: list[tuple[int, int]] = []
     for attr in attrs:
         a = next((c for c in attr.named_children if c.type == "attribute"), None)
         head = a.named_children[0] if a is not None and a.named_children else None
-        if head is None or node_text(head).rsplit("::", 1)[-1] not in wanted:
+        name = node_text(head).rsplit("::", 1)[-1] if head is not None else ""
+        if name not in wanted and name not in HOST_FN_ATTRS:
             continue
         target = attributed_item(attr)
         if target is not None and target.type == "function_item":
-            out.append((target.start_byte, target.end_byte, f"a `#[{node_text(head)}]` function"))
-    return out
-
+            if name in HOST_FN_ATTRS:
+                host.append((target.start_byte, target.end_byte))
+            else:
+                device.append((target.start_byte, target.end_byte, f"a `#[{node_text(head)}]` function"))
+    return device, host
 
 def enclosing_block(node: Node) -> Node | None:
     """The block a nested item is declared in, ``None`` at module level."""
