@@ -1324,6 +1324,8 @@ class _Bounds:
             if self.is_thread(stride) or _constant(strip(stride), self.fold) is not None:
                 continue
             rest = terms[:i] + terms[i + 1:]
+            if any(_constant(strip(t), self.fold) is not None for t in rest):
+                return False  # `i * n + col + 1` under `col < n`: the offset may reach the stride
             key = canon(rest[0])
             for t in rest[1:]:
                 key = f"({key}+{canon(t)})"

@@ -660,8 +660,14 @@ def _shared_types() -> frozenset[str]:
 
 def is_shared_static(item: Node) -> bool:
     """Is ``static`` item ``item`` block-shared memory: an attribute from an ecosystem
-    profile's ``shared_static_attrs`` (``#[address_space(shared)]``), or a type from its
-    ``shared_types`` (cuda-oxide ``SharedArray<f32, 256>``)?"""
+    profile's ``shared_static_attrs`` (``#[address_space(shared)]``), a type from its
+    ``shared_types`` (cuda-oxide ``SharedArray<f32, 256>``, ``Barrier``), or a static of an
+    ``extern`` block, whose memory is defined outside Rust (a bare nvptx crate gets shared
+    memory from a linked ``.ll`` / PTX ``addrspace(3)`` global: Rust has no attribute for it)?"""
+    body = item.parent
+    if body is not None and body.type == "declaration_list" and body.parent is not None \
+            and body.parent.type == "foreign_mod_item":
+        return True
     t = item.child_by_field_name("type")
     if t is not None:
         base = t.child_by_field_name("type") if t.type == "generic_type" else t

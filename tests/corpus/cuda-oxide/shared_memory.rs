@@ -178,3 +178,26 @@ mod search_kernels {
         }
     }
 }
+
+//@ case: correct
+// An mbarrier in shared memory (`static mut BAR: Barrier`, cuda-oxide keeps it there as it keeps `SharedArray`): thread 0 initialises it, every thread arrives and waits.
+#[cuda_module]
+mod mbarrier_kernels {
+    use super::*;
+    use cuda_device::barrier::{mbarrier_arrive, mbarrier_init, mbarrier_wait, Barrier};
+
+    #[kernel]
+    pub fn barrier_sync(mut out: DisjointSlice<u32>) {
+        static mut BAR: Barrier = Barrier::UNINIT;
+        let tid = thread::threadIdx_x();
+        if tid == 0 {
+            unsafe { mbarrier_init(&raw mut BAR, thread::blockDim_x()) };
+        }
+        thread::sync_threads();
+        let token = unsafe { mbarrier_arrive(&raw const BAR) };
+        unsafe { mbarrier_wait(&raw const BAR, token) };
+        if let Some(slot) = out.get_mut(thread::index_1d()) {
+            *slot = tid;
+        }
+    }
+}

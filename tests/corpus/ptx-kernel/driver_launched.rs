@@ -74,3 +74,23 @@ pub unsafe extern "ptx-kernel" fn transpose(src: *const f32, dst: *mut f32, rows
         *dst.add(col * rows + row) = *src.add(row * cols + col);
     }
 }
+
+// Shared memory of a bare nvptx crate: declared in an `extern` block and defined in the
+// linked `shared.ll` as `@TILE = addrspace(3) global [256 x float] undef` (Rust has no
+// shared-memory attribute of its own).
+extern "C" {
+    static mut TILE: [f32; 256];
+}
+
+//@ case: correct
+// Reverses each 256-element block through the extern shared tile, between `_syncthreads()` barriers; global accesses are guarded by `n`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn reverse_blocks(inp: *const f32, out: *mut f32, n: usize) {
+    let t = core::arch::nvptx::_thread_idx_x() as usize;
+    let i = core::arch::nvptx::_block_idx_x() as usize * 256 + t;
+    TILE[t] = if i < n { *inp.add(i) } else { 0.0 };
+    core::arch::nvptx::_syncthreads();
+    if i < n {
+        *out.add(i) = TILE[255 - t];
+    }
+}

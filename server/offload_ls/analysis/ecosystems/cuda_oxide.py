@@ -34,7 +34,8 @@ PROFILE = Profile(
         "index_2d_row": Index("gid", "y"), "index_2d_col": Index("gid", "x"),
     },
     barriers=frozenset({"sync_threads", "sync", "cluster_sync"}),
-    shared_types=frozenset({"SharedArray", "DynamicSharedArray"}),
+    # cuda_device::barrier: "Barrier in shared memory" (`static mut BAR: Barrier = Barrier::UNINIT`)
+    shared_types=frozenset({"SharedArray", "DynamicSharedArray", "Barrier"}),
     raw_pointer_params=True,
     device_macros=frozenset({"gpu_printf", "gpu_assert"}),
     unchecked_index_methods=frozenset({"add", "offset", "get_unchecked", "get_unchecked_mut"}),

@@ -10,8 +10,10 @@ docs/offload-notes.md "Pipeline"), so values never flow between them.
 
 Block-shared memory is the idiom, not a race: a ``static mut`` that an ecosystem profile
 marks as shared/workgroup memory (``#[address_space(shared)]`` in Rust-CUDA and rustc
-offload, cuda-oxide's ``SharedArray<T, N>`` type; analysis/units.py ``is_shared_static``)
-is indexed per thread between barriers, and is never reported.
+offload, cuda-oxide's ``SharedArray<T, N>`` and ``Barrier`` types), or one declared in an
+``extern`` block (defined outside Rust: a bare nvptx crate's ``addrspace(3)`` global;
+analysis/units.py ``is_shared_static``) is indexed per thread between barriers, and is
+never reported.
 
 Name resolution is syntactic (tree-sitter): an identifier refers to the ``static mut``
 declared in the nearest enclosing block, else to one declared at module level anywhere in
