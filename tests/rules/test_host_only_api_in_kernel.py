@@ -294,3 +294,29 @@ def test_a_host_attributed_twin_is_not_device_code():
     without = src.replace("#[host]\n", "")
     assert [msg.split(":")[0] for *_, msg in lint(without, RULE)] == [
         "`println!` in `sum`, called from kernel `sum_kernel`", "`.to_vec()` in `sum`, called from kernel `sum_kernel`"]
+
+
+def test_a_primitive_types_function_is_not_a_function_of_the_file():
+    """`f32::new(0.0)` (CubeCL), `u32::max(a, b)`, `<f32 as Float>::new(1.0)` and
+    `SharedMemory::<f32>::new(64)` are other types' functions: a host `impl Engine { fn new }`
+    of the file is not called (audit J2)."""
+    src = dedent("""
+        use cubecl::prelude::*;
+        #[cube(launch_unchecked)]
+        fn k(buf: &mut Array<f32>) {
+            let acc = f32::new(0.0) + f32::from_bits(u32::max(1, 2)) + <f32 as Float>::new(1.0);
+            let mut red = SharedMemory::<f32>::new(64);
+            red[UNIT_POS as usize] = acc;
+            buf[UNIT_POS as usize] = red[0];
+        }
+        pub struct Engine { v: Vec<f32> }
+        impl Engine {
+            pub fn new(n: usize) -> Self { Engine { v: vec![0f32; n] } }
+            pub fn max(&self) -> f32 { println!("max"); 0.0 }
+            pub fn from_bits(b: u32) -> String { b.to_string() }
+        }
+        """)
+    assert lint(src, RULE) == []
+    # the same calls through the file's type reach its functions
+    called = src.replace("f32::new(0.0)", "Engine::new(4).v[0]")
+    assert [msg.split(":")[0] for *_, msg in lint(called, RULE)] == ["`vec!` in `new`, called from kernel `k`"]

@@ -197,6 +197,13 @@ def device_functions_from(fns, kernels: list[Kernel]) -> list[DeviceFn]:
     return sorted(out, key=lambda d: (d.kernel is None, d.span.start))
 
 
+#: Rust's primitive types: ``f32::new(0.0)`` (CubeCL), ``u32::max(a, b)``, ``f32::from_bits``
+#: call the type's own functions (core, or the ecosystem's traits), never a same-named
+#: function of the file.
+PRIMITIVE_TYPES = frozenset({"f16", "f32", "f64", "f128", "i8", "i16", "i32", "i64", "i128", "isize",
+                             "u8", "u16", "u32", "u64", "u128", "usize", "bool", "char", "str"})
+
+
 def device_graph(fns, kernels) -> dict:
     """Which functions are device code, and why.
 
@@ -216,8 +223,9 @@ def device_graph(fns, kernels) -> dict:
         for each device function: (1) kernels, (2) functions under a device-only cfg,
         (3) functions that device code calls by name, transitively: not one under a
         host-only cfg, and for ``m::f(..)`` where ``m`` is a ``mod`` of the file, only an
-        ``f`` declared in a ``mod m``; for ``T::f(..)`` with ``T`` a type (capitalised, or
-        ``Self``), only an ``f`` of an ``impl`` of ``T`` (records may carry ``owner``, the
+        ``f`` declared in a ``mod m``; for ``T::f(..)`` with ``T`` a type (capitalised,
+        ``Self``, a primitive: :data:`PRIMITIVE_TYPES`, or ``<T as Trait>``), only an ``f`` of an
+        ``impl`` of ``T`` (records may carry ``owner``, the
         type of their ``impl``).
 
     Raises:
@@ -259,7 +267,8 @@ def device_graph(fns, kernels) -> dict:
             # `Complex::new(..)`, `F::new(..)` (a generic parameter), `Self::new(..)`: only a
             # method of that type's `impl` blocks, not every `fn new` of the file
             owner = (getattr(fn, "owner", "") if qual == "Self" else qual) \
-                if qual and in_module is None and (qual == "Self" or qual[:1].isupper()) else None
+                if qual and in_module is None and (qual == "Self" or qual[:1].isupper() or qual[:1] == "<"
+                                                   or qual in PRIMITIVE_TYPES) else None
             for target in by_name.get(name, ()):
                 if target.start in result or not target.has_body:
                     continue

@@ -863,13 +863,21 @@ def _callee_text(name: Node) -> str:
     if parent is None or parent.type != "scoped_identifier":
         return node_text(name)
     path = parent.child_by_field_name("path")
+    if path is not None and path.type == "generic_type":
+        # `SharedMemory::<f32>::new(n)`, `Vec::<u8>::with_capacity(n)`: through the type's name
+        path = path.child_by_field_name("type")
+        if path is not None and path.type == "scoped_type_identifier":
+            path = path.child_by_field_name("name")
+    elif path is not None and path.type == "bracketed_type":
+        # `<f32 as Float>::new(1.0)`: a trait's function for that type, never the file's own
+        return f"{node_text(path)}::{node_text(name)}"
     while path is not None and path.type == "scoped_identifier":
         last = path.child_by_field_name("name")
         if last is not None:
             path = last
             break
         path = None
-    if path is None or path.type != "identifier":
+    if path is None or path.type not in ("identifier", "type_identifier"):
         return node_text(name)
     return f"{node_text(path)}::{node_text(name)}"
 
