@@ -10,7 +10,8 @@ each repeated or unknown field (at its name), a negative ``device`` (at its valu
 
 Only core's macro is checked: a bare ``offload!`` that the file imports from another crate
 (``use rustc_offload_frontend::offload;``, whose own macro takes ``grid_dim`` / ``block_dim``)
-or a path into another crate (``my_frontend::offload!``) has that crate's fields.
+or a path into another crate (``my_frontend::offload!``) has that crate's fields, and a file
+that defines its own ``macro_rules! offload`` calls that one.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ def _is_core_macro(ctx: FileContext, launch) -> bool:
     segments = [p.strip() for p in path.split("::") if p.strip()]
     if len(segments) > 1:
         return segments[0] in _STD_ROOTS
+    if "offload" in ctx.facts.defined:
+        return False  # the file's own `macro_rules! offload` (a front end's: ZuseZ4 frontend.rs)
     roots = ctx.facts.import_roots.get("offload")
     return not roots or bool(roots & _STD_ROOTS)
 
