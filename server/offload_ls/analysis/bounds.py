@@ -1351,11 +1351,22 @@ class _Bounds:
             return False
         over = _sub(wmax, s)
         if _is_const(over) and over.get((), 0) >= 0 and strip(w).type in ("identifier", "field_expression") \
-                and self.resolve(strip(w)) is None:
+                and not self._if_valued(strip(w)):
             return True
         rows = _sub(_add(amax, {(): 1}), s)
         cols = _sub(_add(wmax, {(): 1}), s)
         return _is_const(rows) and rows.get((), 0) == 0 and not _is_const(cols)
+
+    def _if_valued(self, node: Node) -> bool:
+        """Is ``node`` a variable whose value (``let``s followed) is an ``if`` expression?"""
+        for _ in range(8):
+            value = self.resolve(node) if node.type == "identifier" else None
+            if value is None:
+                return False
+            node = strip(value)
+            if node.type == "if_expression":
+                return True
+        return False
 
     def _product(self, node: Node, depth: int) -> tuple[Node, Node] | None:
         node = strip(node)

@@ -61,3 +61,16 @@ pub fn scatter_rows<R: Runtime>(client: &ComputeClient<R::Server>, rows: TensorA
     let cube_count = CubeCount::Static((len as u32).div_ceil(256), 1, 1);
     unsafe { scatter_rows_kernel::launch_unchecked::<R>(client, cube_count, cube_dim, rows, values, out) }
 }
+
+//@ case: hazard unchecked_thread_index
+// A 2-D clear whose exit test is off by one (`x > width` instead of `x >= width`): the column `x == width` is let through and writes into the next row, and on the last row past the end.
+#[cube(launch_unchecked)]
+fn clear_plane(dst: &mut Array<f32>, width: u32, height: u32) {
+    let x = ABSOLUTE_POS_X;
+    let y = ABSOLUTE_POS_Y;
+    if x > width || y >= height {
+        terminate!();
+    }
+    let at = y * width + x;
+    dst[at as usize] = 0.0; //~ WARN unchecked_thread_index
+}
