@@ -78,9 +78,11 @@ _ELEMENT_METHODS = frozenset({"get_mut"})
 
 def _element_binding(ident: Node, params: dict[str, Param], flow: ThreadFlow):
     """``*o = v`` where ``o`` comes from ``if let Some(o) = out.get_mut(idx)`` (or a ``let
-    Some(o) = .. else``): the write is to ``out[idx]``. (param, its identifier, index) or
-    ``None``."""
+    Some(o) = .. else``), or from ``let o = &mut *out.add(idx);`` (:func:`_element_reference`):
+    the write is to ``out[idx]``. (param, its identifier, index) or ``None``."""
     b = flow.binding(ident)
+    if b is not None and b.kind == "let" and not b.mutable and b.value is not None:
+        return _element_reference(b.value, params)
     if b is None or b.kind != "pattern":
         return None
     node = b.node
@@ -101,6 +103,29 @@ def _element_binding(ident: Node, params: dict[str, Param], flow: ThreadFlow):
     if recv.type != "identifier" or node_text(recv) not in params:
         return None
     return params[node_text(recv)], recv, a[0]
+
+
+def _element_reference(value: Node, params: dict[str, Param]):
+    """``let elem = &mut *out.add(idx);`` / ``&mut out[idx]`` / ``out.add(idx)`` (the
+    Rust-CUDA idiom before ``*elem = v``): (param, its identifier, index) of the element the
+    ``let`` names, or ``None``."""
+    node = strip(value)
+    if node.type == "reference_expression":
+        inner = named(node)
+        node = strip(inner[-1]) if inner else node
+    if node.type == "unary_expression" and node.child(0) is not None and node.child(0).type == "*":
+        inner = named(node)
+        node = strip(inner[0]) if inner else node
+    found = _pointer_offset(node)
+    if found is None and node.type == "index_expression" and len(named(node)) == 2:
+        found = (named(node)[0], named(node)[1])
+    if found is None:
+        return None
+    base, index = found
+    base = strip(base)
+    if base.type != "identifier" or node_text(base) not in params:
+        return None
+    return params[node_text(base)], base, index
 
 
 def _pointer_offset(node: Node) -> tuple[Node, Node] | None:

@@ -89,3 +89,25 @@ pub unsafe fn hann_window(window: *mut f32, n: usize) {
         *window.add(i) = 0.5 - 0.5 * phase.cos();
     }
 }
+
+//@ case: correct
+// Writes through a reference to the thread's element (`let out = &mut *c.add(i); *out = ..`), the global index under `i < n`.
+#[kernel]
+pub unsafe fn vec_add_ref(a: *const f32, b: *const f32, c: *mut f32, n: usize) {
+    let i = thread::index_1d() as usize;
+    if i < n {
+        let out = &mut *c.add(i);
+        *out = *a.add(i) + *b.add(i);
+    }
+}
+
+//@ case: hazard thread_index_collision
+// The same element reference with the block index added instead of scaled by the block size: thread 1 of block 0 and thread 0 of block 1 write the same element.
+#[kernel]
+pub unsafe fn vec_add_ref_unscaled(a: *const f32, b: *const f32, c: *mut f32, n: usize) {
+    let i = (thread::block_idx_x() + thread::thread_idx_x()) as usize;
+    if i < n {
+        let out = &mut *c.add(i);
+        *out = *a.add(i) + *b.add(i); //~ WARN thread_index_collision
+    }
+}
