@@ -267,7 +267,10 @@ def _weak_guard(index: Node, guards, fold, holds, flow: ThreadFlow) -> str | Non
     if found:
         return found[0]
     # checks on the variables the index is computed from (`x >= w || y >= h`, then `y * h + x`)
-    names = flow.roots([b for _, b in flow.thread_vars(index)])
+    tvars = flow.thread_vars(index)
+    names = flow.roots([b for _, b in tvars])
+    # and on the values they were bound to (`let idx = id.x as usize;` after `if id.x > n { return; }`)
+    names |= {affine(b.value, fold).key for _, b in tvars if b.value is not None}
     found = _comparisons(guards, lambda g: g.expr.key in names, index, holds, flow)
     return "`, `".join(found[:3]) if found else None
 
