@@ -19,11 +19,12 @@
       "," . (identifier) @marker
       (#any-of? @marker "offload_kernel" "rustc_offload_kernel" "kernel")))) @attr
 
-; rust-gpu: #[spirv(compute(threads(64)))]
+; rust-gpu: #[spirv(compute(threads(64)))], and the OpenCL execution model's
+; #[spirv(kernel(threads(32)))] (buffers as #[spirv(cross_workgroup)] slices)
 (attribute_item
   (attribute
     (identifier) @marker (#eq? @marker "spirv")
-    arguments: (token_tree (identifier) @stage (#eq? @stage "compute")))) @attr
+    arguments: (token_tree (identifier) @stage (#any-of? @stage "compute" "kernel")))) @attr
 
 ; rust-gpu under a cfg: #[cfg_attr(feature = "dim3", spirv(compute(threads(4, 4, 4))))]
 ; (shader crates built for the CPU too; khal's kernels pick their block shape by feature)
@@ -32,7 +33,7 @@
     (identifier) @cfg_attr (#eq? @cfg_attr "cfg_attr")
     arguments: (token_tree
       "," . (identifier) @marker (#eq? @marker "spirv")
-      . (token_tree (identifier) @stage (#eq? @stage "compute"))))) @attr
+      . (token_tree (identifier) @stage (#any-of? @stage "compute" "kernel"))))) @attr
 
 ; CubeCL: #[cube(launch)] / #[cube(launch_unchecked)]
 (attribute_item

@@ -125,7 +125,10 @@ def canon(node: Node, depth: int = 0) -> str:
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if op is None or left is None or right is None:
             return node_text(node)
-        return f"({canon(left, depth + 1)}{op.type}{canon(right, depth + 1)})"
+        a, b = canon(left, depth + 1), canon(right, depth + 1)
+        if op.type == "*" and b < a:
+            a, b = b, a  # `TILE * i` and `i * TILE` are one value (a guard in one order, the index in the other)
+        return f"({a}{op.type}{b})"
     if t == "field_expression":
         v, f = node.child_by_field_name("value"), node.child_by_field_name("field")
         if v is None or f is None:

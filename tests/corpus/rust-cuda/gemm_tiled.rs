@@ -182,3 +182,21 @@ pub unsafe fn sgemm_tiles_flat(a: *const f32, b: *const f32, c: *mut f32, m: usi
         *c.add(row * n + col) = acc;
     }
 }
+
+//@ case: correct
+// The tile loads' guards name the column as `TILE * t + tx` while the index writes `t * TILE + tx`: one value, multiplied in either order.
+#[kernel]
+pub unsafe fn sgemm_tiles_commuted(a: &[f32], b: &[f32], c: *mut f32, n: usize) {
+    let row = (thread::block_idx_y() * thread::block_dim_y() + thread::thread_idx_y()) as usize;
+    let col = (thread::block_idx_x() * thread::block_dim_x() + thread::thread_idx_x()) as usize;
+    let tx = thread::thread_idx_x() as usize;
+    let ty = thread::thread_idx_y() as usize;
+    let mut s = 0.0f32;
+    for t in 0..(n + TILE - 1) / TILE {
+        s += if TILE * t + tx < n && row < n { a[row * n + t * TILE + tx] } else { 0.0 };
+        s += if TILE * t + ty < n && col < n { b[n * (t * TILE + ty) + col] } else { 0.0 };
+    }
+    if row < n && col < n {
+        *c.add(row * n + col) = s;
+    }
+}

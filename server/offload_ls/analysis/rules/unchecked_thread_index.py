@@ -29,6 +29,7 @@ writes are dropped, cubecl-core ``checked_index_assign``) and their helpers.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from tree_sitter import Node
@@ -64,6 +65,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             continue
         if dfn.kernel is None and helpers_checked:
             continue  # a helper of CubeCL checked-mode kernels only
+        if dfn.kernel is not None and _one_thread_blocks(ctx, dfn.kernel):
+            continue  # `threads(1)`: each position is a block index (one block per element)
         text = ctx.source[dfn.span.start : dfn.span.end]
         if not holds_any(text, THREAD_INDEX_HINTS) and not any(n.encode() in text for n in ctx.facts.index_helpers):
             continue  # no thread index anywhere in the function: nothing derives from it
@@ -92,6 +95,12 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             initializer and every plain assignment (``h = (h + 1) & mask`` in a probing
             loop); ``None`` when unknown (a compound assignment, another kind of binding)."""
             b = flow.binding(ident)
+            pattern = b.node.child_by_field_name("pattern") if b is not None and b.node.type == "let_declaration" \
+                else None
+            if pattern is not None and pattern.type not in ("identifier", "mut_pattern"):
+                # `let (start, mut stop) = ..; stop = min(stop, n);`: the assignment decides it
+                reaching = flow.reaching_value(ident, dataclasses.replace(b, mutable=True))
+                return [reaching] if reaching is not None else None
             if b is None or b.kind != "let" or b.value is None:
                 return None
             if not b.mutable:
@@ -126,8 +135,19 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             guards = guards_at(use, body, fold, profile.exits, ctx.source, guard_memo, flow.parent, resolve)
             guards = guards + implicit if implicit else guards
             length = _static_length(use, flow, fold, ctx.facts.resolve_type)
-            if bounded(index, guards, fold, resolve, length, flow.depends,
-                       lambda n, flow=flow: _block_only(flow, n), _base(use), holds, counts, sums):
+
+            def in_bounds(node: Node, guards=guards, length=length, use=use, flow=flow) -> bool:
+                return bounded(node, guards, fold, resolve, length, flow.depends,
+                               lambda n, flow=flow: _block_only(flow, n), _base(use), holds, counts, sums)
+
+            end = False
+            if strip(index).type == "range_expression":
+                # `x[a..b]`: a slice, in bounds when `a` and `b` are at most the length
+                failing = _range_outside(strip(index), guards, fold, use, in_bounds, definitions, resolve)
+                if failing is None:
+                    continue
+                index, end = failing
+            elif in_bounds(index):
                 continue
             tvars = flow.thread_vars(index)
             if _built_up(flow, [b for _, b in tvars]):
@@ -135,11 +155,74 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             seen.add(key)
             var = node_text(tvars[0][0]) if tvars else node_text(index)
             hint = _len_hint(use, index, raw, flow)
+            if end:
+                hint = hint.replace(" < ", " <= ", 1)  # a slice's end may equal the length
             weak = _weak_guard(index, guards, fold, holds, flow)
             yield Finding(rule=NAME, span=Span(index.start_byte, index.end_byte),
                           message=message(var, node_text(use), raw or profile.raw_indexing, hint, weak,
                                           _buffer_name(use), length,
                                           block=bool(tvars) and _block_only(flow, tvars[0][0])))
+
+
+def _range_outside(rng: Node, guards, fold, use: Node, in_bounds, definitions, resolve) -> tuple[Node, bool] | None:
+    """The bound of slice range ``rng`` (``a..b``, ``a..=b``, ``a..``, ``..b``) that may pass
+    the buffer's length, with whether it is the range's end, or ``None`` when both are at most
+    the length: below it (``in_bounds``), clamped (``b = min(a + 4, x.len())``), the length
+    itself, or under a guard ``a <= x.len()`` (``if a > x.len() { return; }``)."""
+    kids = [c for c in rng.children if not c.type.endswith("comment")]
+    dots = next((i for i, c in enumerate(kids) if c.type in ("..", "..=")), None)
+    if dots is None:
+        return None
+    start = next((c for c in kids[:dots] if c.is_named), None)
+    stop = next((c for c in kids[dots + 1:] if c.is_named), None)
+    inclusive = kids[dots].type == "..="
+    keys = _length_keys(_base(use), resolve)
+    for part, is_end in ((start, False), (stop, True)):
+        if part is None or _clamped(part, definitions) or in_bounds(part):
+            continue
+        if not (is_end and inclusive) and _at_most_length(part, keys, guards, fold):
+            continue
+        return part, is_end
+    return None
+
+
+def _length_keys(base: Node | None, resolve) -> list[str]:
+    """Guard keys of the sliced buffer's length: ``x.len()``, and through a ``let`` alias
+    (``let data = &args.data;``) ``args.data.len()``."""
+    out: list[str] = []
+    node = strip(base) if base is not None else None
+    for _ in range(4):
+        if node is None:
+            break
+        out.append(f"{canon(node)}.len()")
+        value = resolve(node) if node.type == "identifier" else None
+        if value is None:
+            break
+        node = strip(value)
+        if node.type == "reference_expression":
+            inner = named(node)
+            node = strip(inner[-1]) if inner else None
+    return out
+
+
+def _at_most_length(node: Node, length_keys: list[str], guards, fold) -> bool:
+    """Is ``node`` the buffer's length (``x.len()``, ``length_keys``) or under a guard
+    ``node <= y.len()`` (a length, trusted as a run-time bound ``i < n`` is)?"""
+    e = affine(node, fold)
+    if e.key in length_keys and e.off <= 0:
+        return True
+    return any(not g.lower and g.expr.key == e.key and g.bound.key.endswith(".len()")
+               and g.bound.off - g.expr.off + e.off <= 1 for g in guards)
+
+
+def _one_thread_blocks(ctx: FileContext, kernel) -> bool:
+    """Does ``kernel`` declare blocks of one thread (rust-gpu ``#[spirv(compute(threads(1)))]``,
+    ``threads(1, 1)``)? Then its launch-wide position is its block index (``global_invocation_id
+    == workgroup_id``): no extra threads past the last element, as with one block per row."""
+    dims = kernel.declared_dims
+    if not dims:
+        return False
+    return all(ctx.facts.fold(d) == 1 for d in dims)
 
 
 def _dispatch_guards(profile, text: bytes) -> list[Guard]:

@@ -139,7 +139,13 @@ def _finding(head: str, span: Span, found: list[Purpose], items, profile) -> Fin
         types = profile.buffer_params or "`&[T]` / `&mut [T]`"
         why = ("no `unsafe`, bounds checks kept, and the compiler marks it `noalias`"
                if profile.runtime_maps_arguments else "no `unsafe`, and bounds checks kept")
-        advice.append(f"take the buffer as a reference ({types}): {why}")
+        made = [what for kind, what, _ in items if kind == "deref"]
+        if all(w.endswith(("as_ptr()", "as_mut_ptr()")) for w in made):
+            # `*out.as_mut_ptr().add(i)`: the buffer already is a reference
+            advice.append(f"index the reference itself (`{made[0].rsplit('.', 1)[0]}[i]`) instead of a pointer "
+                          f"made from it: {why}")
+        else:
+            advice.append(f"take the buffer as a reference ({types}): {why}")
     if "static" in kinds:
         advice.append("pass the value as a kernel argument: a `static mut` is one variable for every GPU "
                       "thread, without synchronisation")
