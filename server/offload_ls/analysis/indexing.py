@@ -282,6 +282,8 @@ def _binds_here(node: Node, child: Node, name: str, nearest_let, lets) -> tuple[
     return False, None
 
 
+_LOOPS = ("for_expression", "while_expression", "loop_expression")
+
 #: Iterator adapters that keep a range's first value first (``(a..b).step_by(s)``).
 _RANGE_ADAPTERS = frozenset({"step_by", "into_iter", "take"})
 
@@ -562,8 +564,9 @@ def _is_load_call(call: Node | None) -> bool:
     return method_name(call) in LOAD_METHODS
 
 
-#: Pointer arithmetic whose result is read by a deref or ``.read()`` (core::ptr).
-_POINTER_OFFSETS = frozenset({"add", "offset", "wrapping_add", "wrapping_offset"})
+#: Pointer arithmetic to an element (core::ptr: ``p.add(k)`` is the place ``p[k]``).
+POINTER_OFFSETS = frozenset({"add", "offset", "wrapping_add", "wrapping_offset"})
+#: Methods that read the place a pointer points to (core::ptr).
 _POINTER_READS = frozenset({"read", "read_volatile", "read_unaligned"})
 
 
@@ -571,7 +574,7 @@ def _is_pointer_read(call: Node | None, expr: Node, up) -> bool:
     """Is ``call`` pointer arithmetic whose place is read inside ``expr``: ``*keys.add(i)``,
     ``keys.add(i).read()`` (the value read is data, as ``keys[i]``'s is)? A write's place
     (``*p.add(i) = v``) is not a value: callers never ask about it."""
-    if method_name(call) not in _POINTER_OFFSETS:
+    if method_name(call) not in POINTER_OFFSETS:
         return False
     n = up(call)
     while n is not None and n.type == "parenthesized_expression":
@@ -762,27 +765,17 @@ class ThreadFlow:
         -> the clamp. ``None`` when no such assignment exists."""
         if not b.mutable:
             return None
-        writes = [r.parent for r in self._assigned.get(b.name, [])
-                  if r.parent is not None and r.parent.start_byte > b.node.start_byte]
-        ancestors: list[Node] = []
-        node = self.parent(ident)
-        while node is not None and node != self.fn:
-            ancestors.append(node)
-            node = self.parent(node)
-        enclosing = {(n.start_byte, n.end_byte, n.type) for n in ancestors}
+        writes = self._writes_after(b)
+        ancestors = self._ancestors(ident)
         chosen = None
         for w in writes:
-            stmt = self.parent(w)
-            if w.type != "assignment_expression" or w.end_byte > ident.start_byte or stmt is None or \
-                    stmt.type != "expression_statement":
-                continue
-            block = self.parent(stmt)
-            if block is not None and (block.start_byte, block.end_byte, block.type) in enclosing and \
+            if w.type == "assignment_expression" and w.end_byte <= ident.start_byte and \
+                    self._statement_block(w, ancestors) is not None and \
                     (chosen is None or w.start_byte > chosen.start_byte):
                 chosen = w
         if chosen is None:
             return None
-        loops = [n for n in ancestors if n.type in ("for_expression", "while_expression", "loop_expression")
+        loops = [n for n in ancestors.values() if n.type in _LOOPS
                  and not (n.start_byte <= chosen.start_byte and chosen.end_byte <= n.end_byte)]
         for w in writes:
             if w.start_byte <= chosen.start_byte:
@@ -802,30 +795,44 @@ class ThreadFlow:
         (a grid-stride loop's ``i += stride``, a plain ``=``, an assignment after ``ident``)."""
         if not b.mutable or b.value is None or b.node.type != "let_declaration":
             return None
-        rhs = [r for r in self._assigned.get(b.name, []) if r.parent is not None
-               and r.parent.start_byte > b.node.start_byte]
-        if not rhs:
+        writes = self._writes_after(b)
+        if not writes:
             return None
-        ancestors = set()
-        node = self.parent(ident)
-        while node is not None and node != self.fn:
-            ancestors.add((node.start_byte, node.end_byte, node.type))
-            node = self.parent(node)
-        for r in rhs:
-            w = r.parent
+        ancestors = self._ancestors(ident)
+        for w in writes:
             op = w.child_by_field_name("operator") if w.type == "compound_assignment_expr" else None
-            stmt = self.parent(w)
-            block = self.parent(stmt) if stmt is not None else None
-            if op is None or op.type != "+=" or w.end_byte > ident.start_byte or stmt is None or \
-                    stmt.type != "expression_statement" or block is None or \
-                    (block.start_byte, block.end_byte, block.type) not in ancestors:
+            block = self._statement_block(w, ancestors)
+            if op is None or op.type != "+=" or w.end_byte > ident.start_byte or block is None:
                 return None
             up = self.parent(block)
             while up is not None and up != self.fn and not (up.start_byte <= b.node.start_byte <= up.end_byte):
-                if up.type in ("for_expression", "while_expression", "loop_expression"):
+                if up.type in _LOOPS:
                     return None
                 up = self.parent(up)
-        return [b.value, *rhs]
+        return [b.value, *(w.child_by_field_name("right") for w in writes)]
+
+    def _writes_after(self, b: Binding) -> list[Node]:
+        """The assignments (``=``, ``+=``, ..) to ``b``'s name after its ``let``."""
+        return [r.parent for r in self._assigned.get(b.name, [])
+                if r.parent is not None and r.parent.start_byte > b.node.start_byte]
+
+    def _ancestors(self, node: Node) -> dict[tuple[int, int, str], Node]:
+        """The nodes enclosing ``node`` inside this function, innermost first, by (start,
+        end, type)."""
+        out: dict[tuple[int, int, str], Node] = {}
+        up = self.parent(node)
+        while up is not None and up != self.fn:
+            out[(up.start_byte, up.end_byte, up.type)] = up
+            up = self.parent(up)
+        return out
+
+    def _statement_block(self, write: Node, ancestors: dict) -> Node | None:
+        """The block of which assignment ``write`` is a statement, when that block is one of
+        ``ancestors`` (:meth:`_ancestors`): the assignment runs on every way to the node
+        they enclose. ``None`` otherwise (a branch, a closure, an expression's part)."""
+        stmt = self.parent(write)
+        block = self.parent(stmt) if stmt is not None and stmt.type == "expression_statement" else None
+        return block if block is not None and (block.start_byte, block.end_byte, block.type) in ancestors else None
 
     def binding(self, ident: Node) -> Binding | None:
         """Binding of identifier node ``ident`` of this function (see :func:`find_binding`)."""

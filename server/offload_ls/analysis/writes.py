@@ -11,17 +11,15 @@ from tree_sitter import Node
 
 from offload_ls.analysis.consts import int_literal
 from offload_ls.analysis.ecosystems import profiles
-from offload_ls.analysis.indexing import MAX_DEPTH, ThreadFlow, named, strip
+from offload_ls.analysis.indexing import MAX_DEPTH, POINTER_OFFSETS, ThreadFlow, named, strip
 from offload_ls.analysis.model import Param
 from offload_ls.syntax.parse import identifier_nodes, node_text
-
-_POINTER_OFFSET = frozenset({"add", "offset", "wrapping_add", "wrapping_offset"})
 
 
 def offset_methods() -> frozenset[str]:
     """``p.add(k)``-style methods whose argument is the element written (and each
     ecosystem's unchecked indexing methods, krnl ``y.unsafe_index_mut(k)``)."""
-    return _POINTER_OFFSET | frozenset(m for p in profiles().values() for m in p.unchecked_index_methods)
+    return POINTER_OFFSETS | frozenset(m for p in profiles().values() for m in p.unchecked_index_methods)
 
 
 def write_target(write: Node, params: dict[str, Param], fn: Node,
