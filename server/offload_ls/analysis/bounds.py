@@ -720,14 +720,31 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
     return any(_le_minus_one(_sub(top, x)) for x in extents)
 
 
+def _operands(node: Node, operator: str, limit: int | None = None) -> list[Node]:
+    """The operands of a chain of one operator, ``a + b + c`` or ``a * b * c`` (parentheses
+    and casts stripped), split at most ``limit`` levels deep (``None``: all)."""
+    node = strip(node)
+    if node.type == "binary_expression" and (limit is None or limit > 0):
+        op = node.child_by_field_name("operator")
+        if op is not None and op.type == operator:
+            inner = None if limit is None else limit - 1
+            return _operands(node.child_by_field_name("left"), operator, inner) + \
+                _operands(node.child_by_field_name("right"), operator, inner)
+    return [node]
+
+
 def _sum_terms(node: Node) -> list[Node]:
     """The terms of a sum ``a + b + c`` (parentheses and casts stripped)."""
-    node = strip(node)
-    if node.type == "binary_expression":
-        op = node.child_by_field_name("operator")
-        if op is not None and op.type == "+":
-            return _sum_terms(node.child_by_field_name("left")) + _sum_terms(node.child_by_field_name("right"))
-    return [node]
+    return _operands(node, "+")
+
+
+def _sum_key(terms: list[Node]) -> str:
+    """The guard key (:func:`canon`) of the sum of ``terms`` in the order written, as if
+    parenthesized on their own: ``kk``, ``tx`` -> the key of ``(kk + tx)``."""
+    key = canon(terms[0])
+    for t in terms[1:]:
+        key = f"({key}+{canon(t)})"
+    return key
 
 
 def _divide(p: Poly, mono: tuple) -> Poly | None:
@@ -868,17 +885,6 @@ def _block_tile(index: Node, ub: "_Bounds", block_only, resolve, fold, sums=None
     return any(_le_minus_one(_sub(top, size)) for size in sizes)
 
 
-def _factors(node: Node, depth: int = 0) -> list[Node]:
-    """The factors of a product ``a * b * c`` (parentheses and casts stripped)."""
-    node = strip(node)
-    if node.type == "binary_expression" and depth < MAX_DEPTH:
-        op = node.child_by_field_name("operator")
-        if op is not None and op.type == "*":
-            return _factors(node.child_by_field_name("left"), depth + 1) + \
-                _factors(node.child_by_field_name("right"), depth + 1)
-    return [node]
-
-
 def _tile_stride(term: Node, ub: "_Bounds", block_only) -> Poly | None:
     """The stride ``S`` of a term ``b * S`` with ``b`` from the block index alone and ``S``
     the same for every thread (a constant, ``2 * h``, ``out.stride(r) * out.shape(r)``: the
@@ -886,13 +892,13 @@ def _tile_stride(term: Node, ub: "_Bounds", block_only) -> Poly | None:
     m = ub._product(term, 0)
     if m is None:
         return None
-    factors = _factors(m[0]) + _factors(m[1])
-    blocks = [f for f in factors if block_only(f)]
-    if not blocks:
+    factors = _operands(m[0], "*", MAX_DEPTH) + _operands(m[1], "*", MAX_DEPTH)
+    block = next((f for f in factors if block_only(f)), None)
+    if block is None:
         return None
-    size: Poly | None = {(): 1}
+    size: Poly = {(): 1}
     for f in factors:
-        if any(f is b for b in blocks[:1]):
+        if f is block:
             continue  # the block index (one factor of it; the others are strides)
         if ub.is_thread(f):
             return None
@@ -1214,10 +1220,7 @@ class _Bounds:
         under ``(kk + tx) < k``; ``None`` when no such guard holds."""
         terms = _sum_terms(node)
         for j in range(1, len(terms) - 1):
-            key = canon(terms[j])
-            for t in terms[j + 1:]:
-                key = f"({key}+{canon(t)})"
-            tail = self._guarded(node, key, 1, depth)
+            tail = self._guarded(node, _sum_key(terms[j:]), 1, depth)
             if tail is None:
                 continue
             head: Poly | None = {}
@@ -1329,10 +1332,7 @@ class _Bounds:
             rest = terms[:i] + terms[i + 1:]
             if any(_constant(strip(t), self.fold) is not None for t in rest):
                 return False  # `i * n + col + 1` under `col < n`: the offset may reach the stride
-            key = canon(rest[0])
-            for t in rest[1:]:
-                key = f"({key}+{canon(t)})"
-            wmax = self._guarded(node, key, 1, depth)
+            wmax = self._guarded(node, _sum_key(rest), 1, depth)
             if wmax is None:
                 wmax = {}
                 for t in rest:
