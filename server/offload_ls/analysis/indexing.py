@@ -148,8 +148,21 @@ def _let_binding(let: Node, name: str) -> Binding | None:
     if plain.type == "tuple_pattern" and value is not None and strip(value).type == "call_expression":
         # `let (q, r) = divisor.div_mod(p);` (CubeCL FastDivmod), `let (next, cell) = step(i, p);`:
         # each comes from that call (what it returns for the position is not worked out)
-        return Binding(name, "let", let, value, None, mutable)
-    return Binding(name, kind, let, value, let.child_by_field_name("type"), mutable)
+        return Binding(name, "let", let, value, None, mutable or _binds_mut(plain, name))
+    return Binding(name, kind, let, value, let.child_by_field_name("type"), mutable or _binds_mut(plain, name))
+
+
+def _binds_mut(pattern: Node, name: str) -> bool:
+    """Does ``pattern`` bind ``name`` as ``mut`` inside it (``let (start, mut stop) = ..``)?"""
+    stack = [pattern]
+    while stack:
+        n = stack.pop()
+        if n.type == "mut_pattern" and pattern_binds(n, name):
+            return True
+        stack.extend(c for c in n.named_children if c.type in ("tuple_pattern", "mut_pattern", "slice_pattern",
+                                                               "tuple_struct_pattern", "struct_pattern",
+                                                               "field_pattern"))
+    return False
 
 
 class LetIndex:

@@ -29,7 +29,6 @@ writes are dropped, cubecl-core ``checked_index_assign``) and their helpers.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 
 from tree_sitter import Node
@@ -95,19 +94,15 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             initializer and every plain assignment (``h = (h + 1) & mask`` in a probing
             loop); ``None`` when unknown (a compound assignment, another kind of binding)."""
             b = flow.binding(ident)
-            pattern = b.node.child_by_field_name("pattern") if b is not None and b.node.type == "let_declaration" \
-                else None
-            if pattern is not None and pattern.type not in ("identifier", "mut_pattern"):
-                # `let (start, mut stop) = ..; stop = min(stop, n);`: the assignment decides it
-                reaching = flow.reaching_value(ident, dataclasses.replace(b, mutable=True))
-                return [reaching] if reaching is not None else None
-            if b is None or b.kind != "let" or b.value is None:
+            if b is None or b.node.type != "let_declaration":
+                return None
+            reaching = flow.reaching_value(ident, b)  # `stop = min(stop, n);` after `let (start, mut stop)`
+            if reaching is not None:
+                return [reaching]
+            if b.kind != "let" or b.value is None:
                 return None
             if not b.mutable:
                 return [b.value]
-            reaching = flow.reaching_value(ident, b)
-            if reaching is not None:
-                return [reaching]
             values = [b.value]
             for rhs in flow.assignments(b.name):
                 if rhs.parent is None or rhs.parent.type != "assignment_expression":
