@@ -934,6 +934,7 @@ def _attr_ranges(attrs: list[Node]) -> tuple[list[tuple[int, int, str]], list[tu
                 device.append((target.start_byte, target.end_byte, f"a `#[{node_text(head)}]` function"))
     return device, host
 
+
 def enclosing_block(node: Node) -> Node | None:
     """The block a nested item is declared in, ``None`` at module level."""
     n = node.parent

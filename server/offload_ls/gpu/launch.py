@@ -15,10 +15,10 @@ from pathlib import Path
 
 from offload_ls.gpu.runlog import INFO_BITS, MANDATORY_FAILURE, MISSING_RUNTIME, TransferLog, parse_info_log
 from offload_ls.toolchain.cache import cache_dir
+from offload_ls.toolchain.facts import HOST_TRIPLE
 from offload_ls.toolchain.process import CancelToken, run_async
 
 DEFAULT_RUN_TIMEOUT = 300.0  # seconds
-HOST_TRIPLE = "x86_64-unknown-linux-gnu"  # the Virtual Host Device's image triple
 
 
 @dataclass
@@ -152,9 +152,10 @@ async def run_binary(exe: Path, args: Sequence[str] = (), *, device: int | None 
     if HOST_TRIPLE in images:
         # The runtime numbers the GPUs first, then the host plugin's devices (libomptarget
         # PluginManager: plugins in load order, host last); without a GPU every launch ran there.
-        first_host = len(gpu_archs) if gpu_present and gpu_archs else (1 << 30 if gpu_present else 0)
+        # With a GPU of unknown arch count, no launch is marked.
+        first_host = 0 if not gpu_present else len(gpu_archs) if gpu_archs else None
         for launch in log.launches:
-            launch.on_host = launch.device >= first_host
+            launch.on_host = first_host is not None and launch.device >= first_host
     program_err = "\n".join(line for line in done.stderr.splitlines() if " info: " not in line)
     report = RunReport(str(exe), done.returncode, done.seconds, log, done.stdout, program_err,
                        done.timed_out, done.cancelled)

@@ -25,6 +25,7 @@ from offload_ls.toolchain import facts
 from offload_ls.toolchain.crate import Crate
 from offload_ls.toolchain.discover import find_cuda_tool
 from offload_ls.toolchain.doctor import NATIVE, DoctorReport
+from offload_ls.toolchain.facts import HOST_TRIPLE
 from offload_ls.toolchain.plan import (
     DEFAULT_TIMEOUTS,
     RELEASE_PROFILE,
@@ -37,8 +38,6 @@ from offload_ls.toolchain.plan import (
     kernel_manifest,
 )
 from offload_ls.toolchain.relink import CAPTURE_ARGS
-
-HOST_TRIPLE = "x86_64-unknown-linux-gnu"
 
 
 @dataclass(frozen=True)

@@ -293,7 +293,7 @@ def probe_offload_component(tc: RustToolchain) -> OffloadComponent | None:
         else:
             comp.error = res.error or (res.stderr.strip().splitlines() or ["rustup failed"])[0][:200]
     if tc.sysroot:
-        host = tc.host or "x86_64-unknown-linux-gnu"
+        host = tc.host or facts.HOST_TRIPLE
         for d in (Path(tc.sysroot) / "lib" / "rustlib" / host / "lib", Path(tc.sysroot) / "lib"):
             for pattern in facts.OFFLOAD_COMPONENT_FILES:
                 comp.runtimes += sorted(p.name for p in d.glob(pattern) if p.name not in comp.runtimes)

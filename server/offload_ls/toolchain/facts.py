@@ -126,6 +126,10 @@ HOST_METADATA_MODE = "HostMetadata"
 PLACEHOLDER_DEVICE_BIN = bytes(8)
 
 
+#: The host's target triple, also the triple of libomptarget's Virtual Host Device image (the
+#: x86_64 offload image that runs kernels on the CPU).
+HOST_TRIPLE = "x86_64-unknown-linux-gnu"
+
 #: rustup's component of today's nightly (rust-lang/rust #160991; ``rustup component add offload
 #: --toolchain nightly``, since August 2026). ``rustup component list`` names it with the host
 #: triple (``offload-x86_64-unknown-linux-gnu``), like every host component.

@@ -619,7 +619,7 @@ def _clamped(index: Node, definitions=None, depth: int = 0) -> bool:
     value is so reduced or a literal: ``let idx = flat.min(len - 1); x[idx]``,
     ``let mut h = x & mask; loop { .. x[h] .. h = (h + 1) & mask; }``."""
     e = strip(index)
-    if e.type in ("integer_literal",):
+    if e.type == "integer_literal":
         return depth > 0  # `h = 0;` among a variable's values
     if e.type == "identifier" and definitions is not None and depth < 4:
         values = definitions(e)
