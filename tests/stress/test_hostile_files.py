@@ -230,17 +230,18 @@ def test_an_analysis_failure_is_reported_to_the_client(monkeypatch):
     """A rule crashing on some text (none is known today: this stands in for the next one)
     gives no findings and one window/logMessage line naming the file and the error, not
     only a traceback on stderr; the server's handler does not raise."""
+    from offload_ls.analysis import engine
     from offload_ls.lsp import server as server_module
     from offload_ls.syntax.parse import parse
 
     def boom(source, root, levels=None, cache=None, crate=None):
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(server_module, "analyze_tree", boom)
+    monkeypatch.setattr(engine, "analyze_tree", boom)
     ls = server_module.OffloadLanguageServer()
     logged = []
-    monkeypatch.setattr(ls, "log", lambda message, type_=None: logged.append((message, type_)))
-    result = ls._analyse(KERNEL, parse(KERNEL), {}, "/w/src/k.rs")
+    monkeypatch.setattr(ls.analyses, "_log", lambda message, type_=None: logged.append((message, type_)))
+    result = ls.analyses.analyze(KERNEL, parse(KERNEL), {}, "/w/src/k.rs")
     assert result.findings == () and result.kernels == ()
     from lsprotocol import types
     assert logged == [("/w/src/k.rs: analysis failed (RecursionError: maximum recursion depth exceeded); "

@@ -60,13 +60,13 @@ def client_has_view(server) -> bool:
 _OWN_PIPELINE = (Ecosystem.OFFLOAD, Ecosystem.GPU_KERNEL_ABI)
 
 
-def lenses(server, doc, analysis) -> list[types.CodeLens]:
+def lenses(server, doc) -> list[types.CodeLens]:
     """A "Show PTX" lens on each rustc-offload kernel's name (when the client can show it)."""
-    kernels = [k for k in analysis.kernels if k.ecosystem in _OWN_PIPELINE]
+    kernels = [k for k in doc.analysis.kernels if k.ecosystem in _OWN_PIPELINE]
     if doc.path is None or not kernels or not client_has_view(server):
         return []
-    title = "Show assembly" if (server.settings.gpuTarget or "").startswith("amdgcn") else "Show PTX"
-    return [types.CodeLens(range=to_range(doc.line_index, k.name_span, server.encoding),
+    title = "Show assembly" if (server.session.settings.gpuTarget or "").startswith("amdgcn") else "Show PTX"
+    return [types.CodeLens(range=to_range(doc.line_index, k.name_span, doc.encoding),
                            command=types.Command(title, SHOW_ASSEMBLY, arguments=[{"uri": doc.uri, "kernel": k.name}]))
             for k in kernels]
 

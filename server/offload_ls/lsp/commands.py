@@ -36,6 +36,7 @@ from offload_ls.gpu.targets import select_target
 from offload_ls.lsp import assembly, profile
 from offload_ls.lsp.documents import uri_path
 from offload_ls.lsp.positions import to_range
+from offload_ls.lsp.session import DocumentSnapshot
 from offload_ls.toolchain.doctor import HOST_ONLY
 from offload_ls.toolchain.process import CancelToken
 from offload_ls.toolchain.transfer_plan import human_bytes
@@ -125,7 +126,7 @@ class GpuCommands:
             return None
         if path.name == "Cargo.toml":
             return path
-        return self.server.compiles.manifest_for(path if path.suffix else path / "Cargo.toml")
+        return self.server.session.manifest_for(path if path.suffix else path / "Cargo.toml")
 
     def _refuse(self, message: str) -> dict:
         self.server.show(message, types.MessageType.Error)
@@ -135,13 +136,13 @@ class GpuCommands:
         manifest = self._crate(uri)
         if manifest is None:
             return None, self._refuse(f"offload-ls: no Cargo.toml found for {uri}")
-        if not self.server.compiles.trusted(manifest):
+        if not self.server.session.trusted(manifest):
             return None, self._refuse(
                 f"offload-ls: {manifest.parent} is not a trusted workspace; building runs its build scripts "
                 f"and running runs its code. Add it to offload-ls.trustedWorkspaces to allow this.")
         if manifest in self.jobs:
             return None, self._refuse(f"offload-ls: a build or run of {manifest.parent.name} is already running")
-        report = await asyncio.get_running_loop().run_in_executor(None, self.server.compiles.doctor)
+        report = await asyncio.get_running_loop().run_in_executor(None, self.server.toolchain.doctor)
         if report.pipeline == HOST_ONLY:
             return None, self._refuse("offload-ls: no offload-capable toolchain: " + "; ".join(report.missing)
                                       + (f". Install: {report.install}" if report.install else ""))
@@ -151,13 +152,14 @@ class GpuCommands:
         token = f"offload-ls/{title.lower().replace(' ', '-')}/{uuid.uuid4().hex[:12]}"
         cancel = CancelToken()
         self.jobs[manifest] = cancel
-        self.server.compiles.register_token(token, lambda: cancel.cancel())
-        if self.server.client_supports_progress():
-            self.server.progress_begin(token, f"offload-ls: {title}", manifest.parent.name, cancellable=True)
+        progress = self.server.progress
+        progress.on_cancel(token, cancel.cancel)
+        if progress.supported():
+            progress.begin(token, f"offload-ls: {title}", manifest.parent.name, cancellable=True)
 
         def report(message: str) -> None:
             self.server.log(f"[{title.lower()}] {message}")
-            self.server.progress_report(token, message)
+            progress.report(token, message)
         return token, cancel, report
 
     def image_here(self, requested: str | None, report, why: str) -> str | None:
@@ -186,8 +188,8 @@ class GpuCommands:
 
     def _finish(self, token: str, manifest: Path, message: str) -> None:
         self.jobs.pop(manifest, None)
-        self.server.compiles.unregister_token(token)
-        self.server.progress_end(token, message)
+        self.server.progress.forget(token)
+        self.server.progress.end(token, message)
 
     async def job(self, uri: str, title: str, failed: str, work):
         """Run ``work(manifest, report, cancel, say)`` (a coroutine function) for the crate of
@@ -214,7 +216,7 @@ class GpuCommands:
 
         outcome, manifest, token, refusal = await self.job(
             args.uri, "Build", "build failed",
-            lambda m, r, cancel, say: build_crate(m, r, device_image=args.deviceImage or self.server.settings.deviceImage,
+            lambda m, r, cancel, say: build_crate(m, r, device_image=args.deviceImage or self.server.session.settings.deviceImage,
                                                   bundle_dir=Path(args.bundle) if args.bundle else None,
                                                   cancel=cancel, progress=say))
         if outcome is None:
@@ -244,7 +246,7 @@ class GpuCommands:
     async def run(self, args: RunArgs) -> dict:
         from offload_ls.workflow import run_crate
 
-        s = self.server.settings
+        s = self.server.session.settings
 
         def out(manifest: Path, stream: str):
             def send(line: str) -> None:
@@ -297,7 +299,7 @@ class GpuCommands:
         return report_json(rep)
 
     async def doctor(self) -> dict:
-        report = await asyncio.get_running_loop().run_in_executor(None, self.server.compiles.fresh_doctor)
+        report = await asyncio.get_running_loop().run_in_executor(None, self.server.toolchain.fresh_doctor)
         return report.to_json()
 
     async def wind_down(self, timeout_s: float = 10.0) -> None:
@@ -320,17 +322,18 @@ class GpuCommands:
 
     # ------------------------------------------------------------------ lenses and hover
 
-    def code_lenses(self, doc, analysis) -> list[types.CodeLens]:
+    def code_lenses(self, doc: DocumentSnapshot) -> list[types.CodeLens]:
         """"▶ Run on GPU" / "Build" above ``fn main`` of files that launch kernels, and
         "Build for GPU" plus the last run's figures above each kernel."""
         if doc.path is None:
             return []
-        enc = self.server.encoding
+        analysis = doc.analysis
+        enc = doc.encoding
         lenses = []
         uri = doc.uri
-        manifest = self.server.compiles.manifest_for(doc.path)
+        manifest = self.server.session.manifest_for(doc.path)
         if analysis.launches:
-            main = find_main(doc.parsed.root)
+            main = find_main(doc.root)
             if main is not None:
                 rng = to_range(doc.line_index, main, enc)
                 lenses += [types.CodeLens(range=rng, command=types.Command("▶ Run on GPU", RUN, arguments=[{"uri": uri}])),
@@ -354,7 +357,7 @@ class GpuCommands:
             for perf in instances(self.ptx_perf.get(manifest, []) if manifest else [], k.name):
                 if perf.unfused or perf.bounds_checks:
                     lenses.append(self._ptx_lens(perf, k.name, uri, rng))
-        return lenses + assembly.lenses(self.server, doc, analysis)
+        return lenses + assembly.lenses(self.server, doc)
 
     def _ptx_lens(self, perf: PtxKernelPerf, kernel: str, uri: str, rng) -> types.CodeLens:
         """The compiled kernel's figures (gpu/ptx_perf.py) as a lens on ``kernel``; it opens the
@@ -383,7 +386,7 @@ class GpuCommands:
                                  command=types.Command(title="Run on GPU", command=RUN, arguments=arg))]
 
     def resources_markdown(self, path: Path | None, kernel: str) -> str | None:
-        manifest = self.server.compiles.manifest_for(path) if path else None
+        manifest = self.server.session.manifest_for(path) if path else None
         text = ""
         for r in instances(self.resources.get(manifest, []) if manifest else [], kernel):
             warn = "\n\n⚠ spills registers to local memory" if r.spills else ""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import logging
 import sys
-import threading
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,18 +21,18 @@ from lsprotocol import types
 
 from offload_ls.analysis.model import Span
 from offload_ls.lsp.positions import to_range
+from offload_ls.lsp.session import DocumentSnapshot
 from offload_ls.syntax.text import LineIndex
 from offload_ls.toolchain.compile import CheckResult
 from offload_ls.toolchain.crate import load_crate
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic, SpanRef
-from offload_ls.toolchain.doctor import HOST_ONLY, DoctorReport, render_text, run_doctor
+from offload_ls.toolchain.doctor import HOST_ONLY
 from offload_ls.toolchain.lower import lower_for_pipeline
 from offload_ls.toolchain.plan import Plan, check_plan
 from offload_ls.toolchain.service import CompileService
 from offload_ls.toolchain.transfer_check import ArgPlan, plan_for_launch
 from offload_ls.toolchain.transfer_plan import KernelTransfers, decode_map_type, human_bytes
-from offload_ls.workspace.cargo import find_manifest
-from offload_ls.workspace.files import read_source, real_path
+from offload_ls.workspace.files import read_source
 
 if TYPE_CHECKING:
     from offload_ls.lsp.server import OffloadLanguageServer
@@ -70,53 +69,18 @@ class CompileFeature:
         self.service = CompileService(self._make_plan, self._on_result, self._on_error,
                                       self._on_progress, debounce_s=0.3)
         self.results: dict[Path, CrateResults] = {}
-        self._doctor: DoctorReport | None = None
-        self._doctor_key: tuple | None = None
-        self._doctor_lock = threading.Lock()
         self._tokens: dict[Path, str] = {}
-        self._token_crate: dict[str, Path] = {}
-        self._token_cancel: dict[str, object] = {}
         self._told_untrusted: set[Path] = set()
         self._told_no_kernels: set[Path] = set()
-        self._told_missing = False
-        self._manifests: dict[Path, Path | None] = {}
-
-    # ------------------------------------------------------------------ doctor
-
-    def doctor(self) -> DoctorReport:
-        """The doctor's report for the current toolchain settings (probed once per
-        settings; cached on disk per tool path + mtime). Blocking: call from a worker."""
-        s = self.server.settings
-        key = (s.rustc, s.cargo, s.gpuArch, s.gpuTarget)
-        with self._doctor_lock:
-            if self._doctor is None or self._doctor_key != key:
-                self._doctor = run_doctor(rustc=s.rustc, cargo=s.cargo, fallback_arch=s.gpuArch, target=s.gpuTarget)
-                self._doctor_key = key
-                self.server.log("offload-ls doctor:\n" + render_text(self._doctor))
-                if self._doctor.essential_missing and not self._told_missing:
-                    self._told_missing = True
-                    self.server.show_threadsafe(
-                        "offload-ls: no offload-capable Rust toolchain found, so saves only run the host "
-                        f"pass. {'; '.join(self._doctor.missing[:2])}. Install: {self._doctor.install}")
-            return self._doctor
 
     # ------------------------------------------------------------------ triggers
 
     def manifest_for(self, path: Path) -> Path | None:
-        """The Cargo.toml of the crate containing ``path`` (within its workspace folder;
-        ``None`` for a link out of it). Cached per real directory: a link must not decide
-        the crate of the other files beside it."""
-        d = real_path(path).parent
-        if d not in self._manifests:
-            self._manifests[d] = find_manifest(path, self.server.root_of(path))
-        return self._manifests[d]
-
-    def trusted(self, manifest: Path) -> bool:
-        return self.server.settings.trusts(manifest.parent)
+        return self.server.session.manifest_for(path)
 
     def on_source_saved(self, path: Path) -> None:
         """A ``.rs`` file was saved (or changed on disk): check its crate if allowed."""
-        if not self.server.settings.checkOnSave or path.suffix != ".rs":
+        if not self.server.session.settings.checkOnSave or path.suffix != ".rs":
             return
         manifest = self.manifest_for(path)
         if manifest is None:
@@ -128,7 +92,7 @@ class CompileFeature:
                                 f"check (device pass + host pass) is skipped", types.MessageType.Info)
             return
         self._told_no_kernels.discard(manifest)
-        if not self.trusted(manifest):
+        if not self.server.session.trusted(manifest):
             if manifest not in self._told_untrusted:
                 self._told_untrusted.add(manifest)
                 self.server.log(f"{manifest.parent} is not a trusted workspace: offload-ls does not compile it "
@@ -140,51 +104,25 @@ class CompileFeature:
 
     def on_manifest_changed(self, manifest: Path) -> None:
         """A Cargo.toml changed: re-check its crate if it was checked before (trusted)."""
-        if self.server.settings.checkOnSave and manifest in self.results and self.trusted(manifest):
+        if self.server.session.settings.checkOnSave and manifest in self.results and self.server.session.trusted(manifest):
             self.service.request(manifest)
-
-    def forget_manifests(self) -> None:
-        """A Cargo.toml appeared or went: recompute file -> crate lookups."""
-        self._manifests.clear()
 
     def stop_untrusted(self) -> None:
         """The trusted folders changed: stop the pending or running check of every crate
         no longer trusted, and its build or run (their process groups are killed)."""
         stopped = set()
         for manifest in list(self.service._crates):
-            if not self.trusted(manifest):
+            if not self.server.session.trusted(manifest):
                 self.service.cancel(manifest)
                 if self.service.running(manifest):
                     stopped.add(manifest)
         for manifest, token in list(self.server.gpu.jobs.items()):
-            if not self.trusted(manifest):
+            if not self.server.session.trusted(manifest):
                 token.cancel()
                 stopped.add(manifest)
         for manifest in sorted(stopped):
             self.server.log(f"{manifest.parent} is no longer trusted: its running offload check, build or run "
                             f"was stopped", types.MessageType.Warning)
-
-    def cancel_token(self, token) -> None:
-        """The client cancelled our ``$/progress`` with this token (a check, build or run)."""
-        manifest = self._token_crate.get(str(token))
-        if manifest is not None:
-            self.service.cancel(manifest)
-        callback = self._token_cancel.get(str(token))
-        if callback is not None:
-            callback()
-
-    def register_token(self, token: str, cancel) -> None:
-        """Route a client cancel of ``token`` to ``cancel()`` (builds and runs)."""
-        self._token_cancel[token] = cancel
-
-    def unregister_token(self, token: str) -> None:
-        self._token_cancel.pop(token, None)
-
-    def fresh_doctor(self) -> DoctorReport:
-        """Probe again (``offload-ls.doctor``): forget the cached report first."""
-        with self._doctor_lock:
-            self._doctor = None
-        return self.doctor()
 
     async def shutdown(self) -> None:
         await self.service.shutdown()
@@ -192,11 +130,11 @@ class CompileFeature:
     # ------------------------------------------------------------------ plan / progress
 
     def _make_plan(self, manifest: Path) -> Plan:
-        report = self.doctor()
+        report = self.server.toolchain.doctor()
         if report.toolchain is None or report.toolchain.cargo is None:
             raise RuntimeError("no Rust toolchain with cargo found; `offload-ls doctor` says: "
                                + "; ".join(report.missing) + (f"; install: {report.install}" if report.install else ""))
-        s = self.server.settings
+        s = self.server.session.settings
         crate = load_crate(manifest, report.toolchain.cargo, env={"RUSTC": report.toolchain.rustc})
         crate, lowering = lower_for_pipeline(crate, report, "gpu")
         plan = check_plan(crate, report, {"check": s.compileTimeoutS, "ir": 2 * s.compileTimeoutS},
@@ -205,23 +143,23 @@ class CompileFeature:
         return plan
 
     def _on_progress(self, manifest: Path, event: str, message: str, percent: int | None) -> None:
-        server = self.server
-        if not server.client_supports_progress():
+        progress = self.server.progress
+        if not progress.supported():
             return
         if event == "begin":
             token = f"offload-ls/check/{uuid.uuid4().hex[:12]}"
             self._tokens[manifest] = token
-            self._token_crate[token] = manifest
-            server.progress_begin(token, "offload-ls", message, cancellable=True)
+            progress.on_cancel(token, lambda: self.service.cancel(manifest))
+            progress.begin(token, "offload-ls", message, cancellable=True)
         elif event == "report":
             token = self._tokens.get(manifest)
             if token:
-                server.progress_report(token, message, percent)
+                progress.report(token, message, percent)
         else:
             token = self._tokens.pop(manifest, None)
             if token:
-                self._token_crate.pop(token, None)
-                server.progress_end(token, message)
+                progress.forget(token)
+                progress.end(token, message)
 
     def _on_error(self, manifest: Path, message: str) -> None:
         self.server.log(f"offload check of {manifest.parent} not run: {message}", types.MessageType.Warning)
@@ -263,7 +201,7 @@ class CompileFeature:
 
     def _index_for(self, file: Path, indexes: dict[Path, LineIndex | None]) -> LineIndex | None:
         if file not in indexes:
-            doc = self.server.documents.by_path(file)
+            doc = self.server.session.documents.by_path(file)
             try:
                 data = read_source(file, sys.maxsize)
             except OSError:
@@ -285,7 +223,7 @@ class CompileFeature:
             return span.file.as_uri(), types.Range(
                 start=types.Position(line=max(span.line - 1, 0), character=max(span.column - 1, 0)),
                 end=types.Position(line=max(span.end_line - 1, 0), character=max(span.end_column - 1, 0)))
-        return span.file.as_uri(), to_range(index, Span(span.start, span.end), self.server.encoding)
+        return span.file.as_uri(), to_range(index, Span(span.start, span.end), self.server.session.encoding)
 
     def to_lsp(self, d: CompilerDiagnostic, rng: types.Range, indexes) -> types.Diagnostic:
         related = []
@@ -295,7 +233,7 @@ class CompileFeature:
                 continue
             related.append(types.DiagnosticRelatedInformation(
                 location=types.Location(uri=span.file.as_uri(),
-                                        range=to_range(index, Span(span.start, span.end), self.server.encoding)),
+                                        range=to_range(index, Span(span.start, span.end), self.server.session.encoding)),
                 message=message))
         text = d.message
         if d.span is None and d.level != "ice":
@@ -333,10 +271,10 @@ class CompileFeature:
         computed on the event loop's thread)."""
         if not results.transfers:
             return
-        for doc in list(self.server.documents):
+        for doc in list(self.server.session.documents):
             if doc.path is None or self.manifest_for(doc.path) != manifest:
                 continue
-            analysis = await self.server.analysis_of(doc)
+            analysis = await self.server.analyses.analysis_of(doc)
             if analysis is None:
                 continue  # the text changed meanwhile: its positions would be wrong
             kernels = {k.name: k for k in analysis.kernels}
@@ -347,20 +285,20 @@ class CompileFeature:
                 for ap in plan_for_launch(launch, kernels.get(launch.kernel), kt):
                     if ap.problem:
                         results.diagnostics.setdefault(doc.uri, []).append(types.Diagnostic(
-                            range=to_range(doc.line_index, ap.arg.span, self.server.encoding),
+                            range=to_range(doc.line_index, ap.arg.span, self.server.session.encoding),
                             message=ap.problem, severity=types.DiagnosticSeverity.Warning,
                             code=TRANSFER_CODE, source="offload-ls(host)"))
 
-    def inlay_hints(self, doc, analysis, wanted: Span) -> list[types.InlayHint]:
+    def inlay_hints(self, doc: DocumentSnapshot, wanted: Span) -> list[types.InlayHint]:
         """``→ 4 KiB`` / ``⇄ 4 KiB`` / ``by value`` before each launch argument."""
         hints = []
-        for launch, plans in self.arg_plans(doc.path, analysis):
+        for launch, plans in self.arg_plans(doc.path, doc.analysis):
             if launch.span.end < wanted.start or launch.span.start > wanted.end:
                 continue
             for ap in plans:
                 if ap.transfer is None:
                     continue
-                pos = to_range(doc.line_index, ap.arg.span, self.server.encoding).start
+                pos = to_range(doc.line_index, ap.arg.span, self.server.session.encoding).start
                 t = ap.transfer
                 tip = (f"{t.bytes} bytes; map types begin {decode_map_type(t.begin) or ['none']}, "
                        f"kernel {decode_map_type(t.kernel) or ['none']}, end {decode_map_type(t.end) or ['none']}")
@@ -368,9 +306,9 @@ class CompileFeature:
                                              padding_right=True, tooltip=tip))
         return hints
 
-    def hover_table(self, doc, analysis, launch) -> str | None:
+    def hover_table(self, doc: DocumentSnapshot, launch) -> str | None:
         """Markdown table of what the compiled host code copies for ``launch``."""
-        for lch, plans in self.arg_plans(doc.path, analysis):
+        for lch, plans in self.arg_plans(doc.path, doc.analysis):
             if lch is not launch and lch.span != launch.span:
                 continue
             rows = ["", "**Compiled transfer plan** (host pass IR):", "",

@@ -44,7 +44,7 @@ async def profile(gpu: "GpuCommands", args: ProfileArgs) -> dict:
     """The ``offload-ls.profile`` command (see the module docstring)."""
     from offload_ls.workflow import profile_crate
 
-    s = gpu.server.settings
+    s = gpu.server.session.settings
 
     def work(manifest, report, cancel, say):
         image = gpu.image_here(args.deviceImage or s.deviceImage, report,

@@ -1,0 +1,224 @@
+"""Open documents' analysis lifecycle: when a text is analysed, where, and who gets it.
+
+Each open document's text is analysed in the documents' worker thread (never on the event
+loop: a big document takes seconds and every request would wait), one job per text version;
+an edit while the worker is busy drops older texts' jobs that have not started. The result
+becomes the document's cached analysis, which requests read through :meth:`snapshot`.
+Diagnostics are published as soon as an analysis ends (no fixed delay unless the user set
+``debounceMs``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable
+from concurrent.futures import Executor
+from pathlib import Path
+
+from lsprotocol import types
+
+from offload_ls.analysis import engine
+from offload_ls.analysis.crate_index import file_items
+from offload_ls.analysis.engine import FileAnalysis
+from offload_ls.lsp.diagnostics import to_diagnostics
+from offload_ls.lsp.documents import Document
+from offload_ls.lsp.scheduler import Debouncer
+from offload_ls.lsp.session import DocumentSnapshot, Session
+from offload_ls.lsp.workspace_scan import skip_reason
+
+log = logging.getLogger(__name__)
+
+EMPTY = FileAnalysis((), (), ())
+#: seconds before re-analysing after file-system events and crate-wide changes (a burst of
+#: them, as a `git checkout` makes, becomes one analysis per file)
+BACKGROUND_DELAY_S = 0.15
+
+
+class DocumentAnalyses:
+    """Analyses of the open documents of ``session``.
+
+    Args:
+        session: the server's state. pool: the documents' worker (one thread).
+        jobs: the server's debouncer (keyed by URI).
+        publish: ``(uri, diagnostics, version)`` -> sends the lint diagnostics.
+        log: ``(message, type)`` -> one ``window/logMessage`` line (any thread).
+        call_on_loop: ``(fn, *args)`` -> runs ``fn`` on the event loop's thread.
+    """
+
+    def __init__(self, session: Session, pool: Executor, jobs: Debouncer,
+                 publish: Callable[[str, list, int | None], None], log: Callable[..., None],
+                 call_on_loop: Callable[..., None]) -> None:
+        self.session = session
+        self.pool = pool
+        self.jobs = jobs
+        self._publish = publish
+        self._log = log
+        self._call_on_loop = call_on_loop
+        #: URI -> (text version, future analysis) of each open document's worker job
+        self.inflight: dict[str, tuple[int, asyncio.Future]] = {}
+        #: URI -> the reason its text was last not analysed (logged once per new reason)
+        self._skip_logged: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ analysing one text
+
+    def screen(self, key: str, label: str, source: bytes) -> bool:
+        """False (and one log line per new reason) if the text must not be analysed."""
+        reason = skip_reason(label, source, self.session.settings.maxFileBytes)
+        if reason is None:
+            self._skip_logged.pop(key, None)
+            return True
+        if self._skip_logged.get(key) != reason:
+            self._skip_logged[key] = reason
+            self._log(reason, types.MessageType.Warning)
+        return False
+
+    def analyze(self, source: bytes, tree, levels: dict, label: str = "document",
+                cache=None, path: Path | None = None) -> FileAnalysis:
+        """Run the rules with the rest of ``path``'s crate (workspace/crates.py); an
+        exception in them gives no findings and one log line to the client (``<label>:
+        analysis failed (<error>); no lints for this text``) plus the traceback on stderr.
+        The document's items then replace its file's in the crate index; when something
+        other files read changed, the other open documents of the crate are analysed
+        again. Safe to call from worker threads."""
+        crates = self.session.crates
+        try:
+            result = engine.analyze_tree(source, tree.root_node, levels, cache=cache,
+                                         crate=crates.view(path, own_items_follow=True))
+            if path is not None and result.facts is not None and \
+                    crates.update(path, file_items(os.path.abspath(path), result.facts)):
+                self._call_on_loop(self.reanalyze_crate_mates, path)
+            return result
+        except Exception as exc:  # noqa: BLE001 - never crash a handler on odd input
+            if path is not None:  # its items did not follow: the crate index reads the file
+                crates.refresh_from_disk(path)
+            log.exception("analysis of %s failed", label)
+            self._log(f"{label}: analysis failed ({type(exc).__name__}: {exc}); no lints for this text",
+                      types.MessageType.Error)
+            return EMPTY
+
+    # ------------------------------------------------------------------ reading analyses
+
+    async def analysis_of(self, doc: Document) -> FileAnalysis | None:
+        """The analysis of ``doc``'s current text, never computed on the event loop's
+        thread: the cached one, or the documents' worker's job for this text (shared with
+        the publish). ``None`` if the text changed or the document closed meanwhile: an
+        answer about a text the client no longer has is wrong."""
+        current = doc.current_analysis()
+        if current is not None:
+            return current
+        version = doc.parsed.version
+        job = self._job(doc)
+        try:
+            analysis = await asyncio.shield(job)
+        except asyncio.CancelledError:
+            if job.cancelled() and not asyncio.current_task().cancelling():
+                return None  # superseded by a newer text before it started
+            raise
+        if self.session.documents.get(doc.uri) is not doc or doc.parsed.version != version:
+            return None
+        return analysis
+
+    async def snapshot(self, uri: str) -> DocumentSnapshot | None:
+        """A snapshot of the open document ``uri`` with its analysis; ``None`` when it is
+        not open, or its text changed or it closed while the analysis ran."""
+        doc = self.session.documents.get(uri)
+        analysis = await self.analysis_of(doc) if doc is not None else None
+        if analysis is None:
+            return None
+        return self.session.snapshot(doc, analysis)
+
+    def _job(self, doc: Document) -> asyncio.Future:
+        """The future analysis of ``doc``'s current text in the documents' worker thread:
+        one job per text version; when it ends it becomes the document's cached analysis
+        (unless the text changed or the settings did, see :meth:`reanalyze_open_documents`)."""
+        version = doc.parsed.version
+        job = self.inflight.get(doc.uri)
+        if job is not None and job[0] == version:
+            return job[1]
+        if job is not None:
+            job[1].cancel()  # an older text's job that has not started is not run at all
+        loop = asyncio.get_running_loop()
+        label = doc.path and str(doc.path) or doc.uri
+        if not self.screen(doc.uri, label, doc.source):
+            future = loop.create_future()
+            future.set_result(EMPTY)
+        else:
+            future = loop.run_in_executor(self.pool, self.analyze, doc.source, doc.parsed.tree.copy(),
+                                          self.session.levels_for(doc.path), label, doc.cache, doc.path)
+        self.inflight[doc.uri] = (version, future)
+        future.add_done_callback(lambda f: self._job_done(f, doc, version))
+        return future
+
+    def _job_done(self, future: asyncio.Future, doc: Document, version: int) -> None:
+        """Keep a finished job's analysis as ``doc``'s if it is still the newest of its text."""
+        uri = doc.uri
+        if self.inflight.get(uri, (None, None))[1] is not future:
+            return  # superseded
+        del self.inflight[uri]
+        if not future.cancelled() and future.exception() is None and self.session.documents.get(uri) is doc \
+                and doc.parsed.version == version:
+            doc.analysis, doc.analysed_version = future.result(), version
+
+    # ------------------------------------------------------------------ scheduling
+
+    def schedule(self, uri: str, delay_s: float | None = None) -> None:
+        """(Re-)analyse an open document after ``delay_s`` seconds (default: the
+        ``debounceMs`` setting, 0 unless the user set one) and publish its diagnostics; a
+        newer call for the same URI cancels this one. With no delay the analysis starts at
+        once when the documents' worker is idle; while it is busy, the newest text's job
+        waits and older texts' jobs that have not started are dropped (:meth:`_job`)."""
+        if delay_s is None:
+            delay_s = self.session.settings.debounceMs / 1000.0
+        self.jobs.schedule(uri, delay_s, lambda: self._analyze_and_publish(uri))
+
+    def background_delay_s(self) -> float:
+        """Seconds to wait before work that no keystroke waits for: files changed on
+        disk (a `git checkout` changes hundreds at once), Cargo.toml, and open documents
+        of a crate whose other file changed: :data:`BACKGROUND_DELAY_S`, or the user's
+        ``debounceMs`` when longer."""
+        return max(BACKGROUND_DELAY_S, self.session.settings.debounceMs / 1000.0)
+
+    async def _analyze_and_publish(self, uri: str) -> None:
+        doc = self.session.documents.get(uri)
+        if doc is None:
+            return
+        analysis = await self.analysis_of(doc)
+        if analysis is None:
+            return  # changed meanwhile: the newer job publishes
+        self._publish(uri, to_diagnostics(analysis.findings, doc.line_index, self.session.encoding, uri),
+                      doc.version)
+
+    def reanalyze_crate_mates(self, path: Path) -> None:
+        """Re-analyse the open documents of ``path``'s crate other than ``path`` (what they
+        read of it changed), after the background delay."""
+        session = self.session
+        for doc in session.documents:
+            if doc.path is not None and doc.path != path and session.crates.same_crate(doc.path, path):
+                doc.analysed_version = -1
+                self.schedule(doc.uri, self.background_delay_s())
+
+    def reanalyze_open_documents(self) -> None:
+        """Drop every open document's cached analysis and re-analyse it now."""
+        for _, job in self.inflight.values():
+            job.cancel()  # jobs of the old settings are not used (nor run, if not started)
+        self.inflight.clear()
+        for doc in self.session.documents:
+            doc.analysed_version = -1
+            self.schedule(doc.uri, 0)
+
+    def forget(self, uri: str) -> None:
+        """The document ``uri`` closed: drop its pending and queued work."""
+        self.jobs.cancel(uri)
+        job = self.inflight.pop(uri, None)
+        if job is not None:
+            job[1].cancel()
+        self._skip_logged.pop(uri, None)
+
+    async def documents_first(self) -> None:
+        """Wait while an open document's analysis is queued or running: background work
+        (the workspace scan's batches) would slow it down (one interpreter lock), and the
+        user is looking at it."""
+        while self.inflight:
+            await asyncio.wait([job for _, job in list(self.inflight.values())])

@@ -1,0 +1,165 @@
+"""The session: the language server's mutable state, and the snapshots handlers read.
+
+Modelled on ruff_server's ``Session`` / ``DocumentSnapshot`` and rust-analyzer's
+``AnalysisHost`` / ``Analysis``: one object owns everything that changes during a session
+(open documents, settings, rule-level and crate caches, which files on disk have published
+diagnostics, the file -> crate lookup, trust), and request handlers get an immutable
+:class:`DocumentSnapshot` of one document's text with its analysis, taken on the event
+loop's thread and safe to read anywhere.
+
+All methods run on the event loop's thread unless their docstring says otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import attrs
+
+from offload_ls.analysis.engine import FileAnalysis
+from offload_ls.lsp.config import CargoCache, merge_levels
+from offload_ls.lsp.documents import Document, DocumentStore
+from offload_ls.settings import Settings
+from offload_ls.syntax.text import Encoding, LineIndex
+from offload_ls.workspace.cargo import find_manifest
+from offload_ls.workspace.crates import CrateIndexes
+from offload_ls.workspace.files import real_path, within
+
+#: Environment variables naming programs that cargo starts (checked by program_refusal).
+PROGRAM_VARIABLES = frozenset({"RUSTC", "CARGO", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "RUSTDOC"})
+
+
+@attrs.frozen
+class DocumentSnapshot:
+    """One open document's text and its analysis, as they were when the snapshot was taken.
+
+    Attributes:
+        uri: as the client sent it. path: its file path (``None`` for ``untitled:``).
+        version: the client's version of the text. source: the text (UTF-8 bytes).
+        line_index: byte offsets <-> positions of ``source``. tree: its syntax tree (a copy:
+            later edits of the document do not move its nodes).
+        analysis: the rules' result for exactly this text.
+        encoding: the session's position encoding (``utf-8`` / ``utf-16`` / ``utf-32``).
+    """
+
+    uri: str
+    path: Path | None
+    version: int
+    source: bytes
+    line_index: LineIndex
+    tree: object
+    analysis: FileAnalysis
+    encoding: Encoding
+
+    @property
+    def root(self):
+        """The tree's root node (``source_file``)."""
+        return self.tree.root_node
+
+
+class Session:
+    """Everything the server knows that changes during a session.
+
+    Args:
+        roots: returns the workspace folders' paths (pygls keeps the folder list).
+        on_problem: receives Cargo.toml problems (one line each) for the client's log.
+
+    Attributes:
+        encoding: negotiated position encoding. documents: open documents (editor text).
+        settings / init_settings: effective settings and those of ``initializationOptions``.
+        init_problems / shown_problems: settings problems to report at ``initialized`` and
+            the last set shown in a pop-up (a set is shown once).
+        cargo: Cargo.toml rule levels per manifest. crates: each crate's items (what one
+            file's rules read of the others; open documents' items come from the editor).
+        disk_uris: files on disk whose diagnostics were published (URI -> path).
+        disk_generation: file on disk -> how many analyses of it were asked for (a result
+            read before the latest request is not published: it would replace newer ones).
+        lint: URI -> (lint diagnostics last published, document version), so compiler
+            diagnostics can be published beside them again.
+    """
+
+    def __init__(self, roots: Callable[[], list[Path]], on_problem: Callable[[str], None] | None = None) -> None:
+        self.encoding: Encoding = "utf-16"
+        self.documents = DocumentStore()
+        self.init_settings = Settings()
+        self.settings = Settings()
+        self.init_problems: list[str] = []
+        self.shown_problems: tuple[str, ...] = ()
+        self.cargo = CargoCache(on_problem=on_problem)
+        self.crates = CrateIndexes(lambda: self.settings.maxFileBytes)
+        self.disk_uris: dict[str, Path] = {}
+        self.disk_generation: dict[Path, int] = {}
+        self.lint: dict[str, tuple[list, int | None]] = {}
+        self._roots = roots
+        self._manifests: dict[Path, Path | None] = {}
+
+    # ------------------------------------------------------------------ workspace folders
+
+    def workspace_roots(self) -> list[Path]:
+        """Workspace folder paths (the root URI if the client sent no folders)."""
+        return self._roots()
+
+    def root_of(self, path: Path) -> Path | None:
+        """The innermost workspace folder containing ``path``, or ``None``."""
+        best = None
+        for root in self.workspace_roots():
+            if path == root or root in path.parents:
+                if best is None or len(root.parts) > len(best.parts):
+                    best = root
+        return best
+
+    # ------------------------------------------------------------------ crates, levels, trust
+
+    def levels_for(self, path: Path | None) -> dict:
+        """Rule levels for a file: Cargo.toml metadata < editor settings (defaults are
+        filled in by the engine). Safe to call from worker threads."""
+        cargo = self.cargo.levels_for(path, self.root_of(path) if path else None)
+        return merge_levels(cargo, dict(self.settings.rules))
+
+    def manifest_for(self, path: Path) -> Path | None:
+        """The Cargo.toml of the crate containing ``path`` (within its workspace folder;
+        ``None`` for a link out of it). Cached per real directory: a link must not decide
+        the crate of the other files beside it."""
+        d = real_path(path).parent
+        if d not in self._manifests:
+            self._manifests[d] = find_manifest(path, self.root_of(path))
+        return self._manifests[d]
+
+    def forget_manifests(self) -> None:
+        """A Cargo.toml appeared or went: recompute file -> crate lookups."""
+        self._manifests.clear()
+
+    def trusted(self, manifest: Path) -> bool:
+        """True if the user trusts the crate of ``manifest`` (setting ``trustedWorkspaces``)."""
+        return self.settings.trusts(manifest.parent)
+
+    def program_refusal(self, argv: tuple[str, ...], env=None) -> str | None:
+        """Why the program ``argv[0]`` must not start, or ``None``: a program inside a
+        workspace folder the user has not trusted is the workspace's code (a ``rustc``
+        setting or a PATH entry pointing into it), and nothing of an untrusted workspace
+        runs. The programs cargo would start (``env``'s ``RUSTC``, ``RUSTC_WRAPPER``, ...)
+        are checked too. Installed as :func:`offload_ls.toolchain.process.set_guard` by
+        :func:`offload_ls.lsp.server.serve_stdio`; called before every start, from any thread."""
+        programs = [argv[0]] + [v for k, v in (env or {}).items() if k in PROGRAM_VARIABLES and v]
+        for program in programs:
+            found = program if os.sep in program else shutil.which(program)
+            if not found:
+                continue  # missing: it fails to start like any missing program
+            for root in self.workspace_roots():
+                if within(Path(found), root) and not self.settings.trusts(found):
+                    return (f"{program}: not run: it lies in the workspace folder {root}, which is not "
+                            f"trusted (setting offload-ls.trustedWorkspaces)")
+        return None
+
+    # ------------------------------------------------------------------ snapshots
+
+    def snapshot(self, doc: Document, analysis: FileAnalysis) -> DocumentSnapshot:
+        """A snapshot of ``doc``'s current text with ``analysis`` (the caller makes sure
+        ``analysis`` is of this text)."""
+        parsed = doc.parsed
+        return DocumentSnapshot(uri=doc.uri, path=doc.path, version=doc.version, source=parsed.source,
+                                line_index=doc.line_index, tree=parsed.tree.copy(), analysis=analysis,
+                                encoding=self.encoding)
