@@ -24,14 +24,12 @@ from offload_ls.lsp.positions import to_range
 from offload_ls.lsp.session import DocumentSnapshot
 from offload_ls.syntax.text import LineIndex
 from offload_ls.toolchain.compile import CheckResult
-from offload_ls.toolchain.crate import load_crate
-from offload_ls.toolchain.diagnostics import CompilerDiagnostic, SpanRef
-from offload_ls.toolchain.doctor import HOST_ONLY
-from offload_ls.toolchain.lower import lower_for_pipeline
-from offload_ls.toolchain.plan import Plan, check_plan
+from offload_ls.toolchain.diagnostics import SpanRef
+from offload_ls.toolchain.plan import Plan
 from offload_ls.toolchain.service import CompileService
 from offload_ls.toolchain.transfer_check import ArgPlan, plan_for_launch
 from offload_ls.toolchain.transfer_plan import KernelTransfers, decode_map_type, human_bytes
+from offload_ls.workflow.check import CompilerMessage, check_plan_for, crate_check, transfer_findings
 from offload_ls.workspace.files import read_source
 
 if TYPE_CHECKING:
@@ -47,8 +45,6 @@ _SEVERITY = {
     "help": types.DiagnosticSeverity.Hint,
 }
 
-#: Code of the diagnostics offload-ls derives from the compiler's transfer plan.
-TRANSFER_CODE = "offload_transfer_plan"
 
 
 @dataclass
@@ -130,17 +126,10 @@ class CompileFeature:
     # ------------------------------------------------------------------ plan / progress
 
     def _make_plan(self, manifest: Path) -> Plan:
-        report = self.server.toolchain.doctor()
-        if report.toolchain is None or report.toolchain.cargo is None:
-            raise RuntimeError("no Rust toolchain with cargo found; `offload-ls doctor` says: "
-                               + "; ".join(report.missing) + (f"; install: {report.install}" if report.install else ""))
+        """The check plan of ``manifest``'s crate (workflow/check.py); runs in a worker thread."""
         s = self.server.session.settings
-        crate = load_crate(manifest, report.toolchain.cargo, env={"RUSTC": report.toolchain.rustc})
-        crate, lowering = lower_for_pipeline(crate, report, "gpu")
-        plan = check_plan(crate, report, {"check": s.compileTimeoutS, "ir": 2 * s.compileTimeoutS},
-                          transfer_plan=s.transferPlan and report.pipeline != HOST_ONLY)
-        plan.lowering = lowering
-        return plan
+        return check_plan_for(manifest, self.server.toolchain.doctor(), s.compileTimeoutS, 2 * s.compileTimeoutS,
+                              transfer_plan=s.transferPlan)
 
     def _on_progress(self, manifest: Path, event: str, message: str, percent: int | None) -> None:
         progress = self.server.progress
@@ -170,26 +159,23 @@ class CompileFeature:
     # ------------------------------------------------------------------ results
 
     async def _on_result(self, manifest: Path, generation: int, result: CheckResult) -> None:
-        new = CrateResults(generation=generation, transfers=result.transfers)
+        checked = crate_check(manifest, manifest.parent.name, result)
+        new = CrateResults(generation=generation, transfers=checked.transfers)
         indexes: dict[Path, LineIndex | None] = {}
-        for d in result.diagnostics:
-            uri, rng = self._place(d.span, manifest, indexes)
-            diag = self.to_lsp(d, rng, indexes)
+        for message in checked.messages:
+            diag = self._diagnostic(message, indexes)
+            uri = message.path.as_uri()
             new.diagnostics.setdefault(uri, []).append(diag)
-            if d.fixes:
-                edits = []
-                for r in d.fixes:
-                    if r.span.file == (d.span.file if d.span else None):
-                        _, frange = self._place(r.span, manifest, indexes)
-                        edits.append(types.TextEdit(range=frange, new_text=r.text))
-                if edits:
-                    new.fixes.setdefault(uri, []).append((diag, edits))
+            if message.fix:
+                edits = [types.TextEdit(range=self._range(message.path, e.span, None, indexes), new_text=e.new_text)
+                         for e in message.fix]
+                new.fixes.setdefault(uri, []).append((diag, edits))
         await self._add_transfer_findings(new, manifest)
         self._replace(manifest, new)
-        failed = [p.label for p in result.passes if p.completed and not p.completed.ok]
-        self.server.log(f"offload check of {manifest.parent.name}: {len(result.diagnostics)} compiler messages"
+        failed = checked.failed_passes
+        self.server.log(f"offload check of {manifest.parent.name}: {len(checked.messages)} compiler messages"
                         + (f", failed passes: {', '.join(failed)}" if failed else "")
-                        + f" ({result.seconds:.1f} s)")
+                        + f" ({checked.seconds:.1f} s)")
 
     def _replace(self, manifest: Path, new: CrateResults) -> None:
         old = self.results.get(manifest)
@@ -212,36 +198,37 @@ class CompileFeature:
                 indexes[file] = LineIndex(data) if data is not None else None
         return indexes[file]
 
-    def _place(self, span: SpanRef | None, manifest: Path,
-               indexes: dict[Path, LineIndex | None]) -> tuple[str, types.Range]:
-        """URI and range of a compiler span; span-less messages go on Cargo.toml's
-        ``[package]`` line."""
-        if span is None:
-            return manifest.as_uri(), _cargo_toml_range(manifest)
-        index = self._index_for(span.file, indexes)
-        if index is None:  # file vanished: fall back to rustc's own line/column
-            return span.file.as_uri(), types.Range(
-                start=types.Position(line=max(span.line - 1, 0), character=max(span.column - 1, 0)),
-                end=types.Position(line=max(span.end_line - 1, 0), character=max(span.end_column - 1, 0)))
-        return span.file.as_uri(), to_range(index, Span(span.start, span.end), self.server.session.encoding)
+    def _range(self, path: Path, span: Span, ref: SpanRef | None,
+               indexes: dict[Path, LineIndex | None]) -> types.Range:
+        """The range of a byte ``span`` of ``path``; for a file that cannot be read, rustc's
+        own line/column (``ref``), or the first line (a Cargo.toml)."""
+        index = self._index_for(path, indexes)
+        if index is not None:
+            return to_range(index, span, self.server.session.encoding)
+        if ref is None:
+            return types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=9))
+        return types.Range(start=types.Position(line=max(ref.line - 1, 0), character=max(ref.column - 1, 0)),
+                           end=types.Position(line=max(ref.end_line - 1, 0), character=max(ref.end_column - 1, 0)))
 
-    def to_lsp(self, d: CompilerDiagnostic, rng: types.Range, indexes) -> types.Diagnostic:
+    def _diagnostic(self, message: CompilerMessage, indexes: dict[Path, LineIndex | None]) -> types.Diagnostic:
+        """A placed compiler message as an LSP diagnostic: a span-less one names its passes,
+        notes follow on their own lines, related places in readable files are kept."""
+        d = message.diagnostic
         related = []
-        for span, message in d.related:
-            index = self._index_for(span.file, indexes)
-            if index is None:
-                continue
-            related.append(types.DiagnosticRelatedInformation(
-                location=types.Location(uri=span.file.as_uri(),
-                                        range=to_range(index, Span(span.start, span.end), self.server.session.encoding)),
-                message=message))
+        for path, span, text in message.related:
+            index = self._index_for(path, indexes)
+            if index is not None:
+                related.append(types.DiagnosticRelatedInformation(
+                    location=types.Location(uri=path.as_uri(), range=to_range(index, span, self.server.session.encoding)),
+                    message=text))
         text = d.message
-        if d.span is None and d.level != "ice":
+        if message.spanless and d.level != "ice":
             text = f"[{', '.join(d.passes)}] {text}"
         if d.notes:
             text += "\n" + "\n".join(d.notes)
-        return types.Diagnostic(range=rng, message=text, severity=_SEVERITY.get(d.level, types.DiagnosticSeverity.Error),
-                                code=d.code, source=d.source, related_information=related or None)
+        return types.Diagnostic(range=self._range(message.path, message.span, d.span, indexes), message=text,
+                                severity=_SEVERITY.get(d.level, types.DiagnosticSeverity.Error), code=d.code,
+                                source=d.source, related_information=related or None)
 
     # ------------------------------------------------------------------ transfer plan
 
@@ -277,17 +264,10 @@ class CompileFeature:
             analysis = await self.server.analyses.analysis_of(doc)
             if analysis is None:
                 continue  # the text changed meanwhile: its positions would be wrong
-            kernels = {k.name: k for k in analysis.kernels}
-            for launch in analysis.launches:
-                kt = results.transfers.get(launch.kernel or "")
-                if kt is None:
-                    continue
-                for ap in plan_for_launch(launch, kernels.get(launch.kernel), kt):
-                    if ap.problem:
-                        results.diagnostics.setdefault(doc.uri, []).append(types.Diagnostic(
-                            range=to_range(doc.line_index, ap.arg.span, self.server.session.encoding),
-                            message=ap.problem, severity=types.DiagnosticSeverity.Warning,
-                            code=TRANSFER_CODE, source="offload-ls(host)"))
+            for f in transfer_findings(analysis, results.transfers):
+                results.diagnostics.setdefault(doc.uri, []).append(types.Diagnostic(
+                    range=to_range(doc.line_index, f.span, self.server.session.encoding), message=f.message,
+                    severity=types.DiagnosticSeverity.Warning, code=f.rule, source=f.source))
 
     def inlay_hints(self, doc: DocumentSnapshot, wanted: Span) -> list[types.InlayHint]:
         """``→ 4 KiB`` / ``⇄ 4 KiB`` / ``by value`` before each launch argument."""
