@@ -3,7 +3,9 @@ protocol library below ``lsp/``.
 
 Every ``import`` statement of ``server/offload_ls`` counts: at module level, inside
 functions and under ``if TYPE_CHECKING:``. The order is data (:data:`LAYERS`); each check
-is also run on a synthetic bad module, so it can fail.
+is also run on a synthetic bad module, so it can fail. ``importlib.import_module`` calls are
+not statements and are not seen: the only ones (analysis/rules/ and analysis/ecosystems/)
+load their own package's modules.
 """
 
 from __future__ import annotations
