@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup demo test bench toolchain doctor clean vscode-e2e
+.PHONY: setup demo test lint bench toolchain doctor clean vscode-e2e
 
 # Debian 12 packages of the offload toolchain (docs/offload-notes.md). Needs root.
 TOOLCHAIN_PACKAGES := rustc-web cargo-web rust-web-src clang-22 lld-22 llvm-22 llvm-22-tools \
@@ -53,6 +53,11 @@ test: setup
 	elif [ "$${OFFLOAD_LS_REQUIRE_EDITORS:-0}" = 1 ]; then echo "npm is required (OFFLOAD_LS_REQUIRE_EDITORS=1)"; exit 1; \
 	else echo "== npm not found: skipping the VS Code extension's tests"; fi
 	$(BIN)/python -m pytest -q
+
+# ruff with pyproject.toml's [tool.ruff]: pycodestyle, pyflakes, import order, naming, bugbear,
+# complexity. .ci/run runs it before `make test`.
+lint: setup
+	$(BIN)/ruff check .
 
 toolchain:
 	@if dpkg -s $(TOOLCHAIN_PACKAGES) >/dev/null 2>&1; then echo "offload toolchain already installed"; \

@@ -10,12 +10,15 @@ lowest first: rule default < workspace metadata < package metadata < editor sett
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 import attrs
 import cattrs
 
 from offload_ls.analysis.model import Level
+from offload_ls.workspace.files import within
+from offload_ls.workspace.rule_levels import parse_rule_levels
 
 log = logging.getLogger(__name__)
 
@@ -81,10 +84,6 @@ class Settings:
 
     def trusts(self, path) -> bool:
         """True if ``path`` (a crate directory or file) lies in a trusted workspace folder."""
-        from pathlib import Path
-
-        from offload_ls.workspace.files import within
-
         if "*" in self.trustedWorkspaces:
             return True
         for folder in self.trustedWorkspaces:
@@ -178,26 +177,3 @@ def _json_type_problem(value: Any, annotation: Any) -> str | None:
     if annotation is str:
         return None if isinstance(value, str) else f"expected a string, got {type(value).__name__}"
     return None
-
-
-def parse_rule_levels(raw: Any, where: str) -> tuple[dict[str, Level], list[str]]:
-    """Validate a ``{rule: level}`` table (from settings or Cargo.toml metadata).
-
-    Unknown rule names and invalid levels are reported in the problems list and skipped.
-    """
-    from offload_ls.analysis.rules import all_rules
-
-    if not isinstance(raw, dict):
-        return {}, [f"{where} must be a table of rule = level, got {type(raw).__name__}"]
-    known = all_rules()
-    out: dict[str, Level] = {}
-    problems = []
-    for name, value in raw.items():
-        if name not in known:
-            problems.append(f"{where}: unknown rule `{name}` (known: {', '.join(known)})")
-            continue
-        try:
-            out[name] = Level(value)
-        except ValueError:
-            problems.append(f"{where}.{name}: level must be \"allow\", \"warn\" or \"deny\", got {value!r}")
-    return out, problems

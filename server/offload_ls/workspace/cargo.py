@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from offload_ls.analysis.model import Level
-from offload_ls.settings import parse_rule_levels
 from offload_ls.workspace.files import real_path
+from offload_ls.workspace.rule_levels import parse_rule_levels
 
 
 @dataclass
