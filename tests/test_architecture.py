@@ -64,7 +64,6 @@ KNOWN_LAYER_VIOLATIONS: set[tuple[str, str]] = set()
 #: sorted modules of one strongly connected component: removed by the refactor of issue 13.
 KNOWN_CYCLES: set[tuple[str, ...]] = {
     ("offload_ls.analysis.device_code", "offload_ls.analysis.units"),
-    ("offload_ls.lsp.handlers", "offload_ls.lsp.server"),
 }
 
 
