@@ -105,14 +105,16 @@ def test_deeply_nested_code_does_not_crash(cli, tmp_path, monkeypatch):
 def test_unreadable_file_is_an_error_and_others_are_checked(cli, tmp_path, monkeypatch):
     (tmp_path / "a.rs").write_bytes(KERNEL)
     (tmp_path / "b.rs").write_bytes(KERNEL)
-    real = check_module.read_source
+    from offload_ls.workspace import read as read_module
+
+    real = read_module.read_source
 
     def read_source(path, max_bytes):
         if path.name == "a.rs":
             raise PermissionError(13, "Permission denied")
         return real(path, max_bytes)
 
-    monkeypatch.setattr(check_module, "read_source", read_source)
+    monkeypatch.setattr(read_module, "read_source", read_source)
     monkeypatch.chdir(tmp_path)
     rc, out, err = cli("check", ".", *only())
     assert rc == 2

@@ -26,7 +26,8 @@ from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.syntax.text import LineIndex
 from offload_ls.workspace.cargo import CargoConfig, load_cargo_config
 from offload_ls.workspace.crates import CrateIndexes
-from offload_ls.workspace.files import FileTooLarge, looks_binary, read_source, rust_files
+from offload_ls.workspace.files import rust_files
+from offload_ls.workspace.read import Skip, SkipKind, read_for_analysis
 
 #: Default for ``--max-file-bytes``: the server's ``maxFileBytes`` default (8 MiB).
 DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -344,22 +345,11 @@ def _relative_manifest(problem: str, cwd: Path) -> str:
 
 def _check_file(src: SourcePath, levels: Mapping[str, Level], max_file_bytes: int,
                 report: Callable[[Notice], None], crates: CrateIndexes | None = None) -> FileReport | None:
-    try:
-        data = read_source(src.path, max_file_bytes)
-    except FileTooLarge:
-        try:
-            size = f"{src.path.stat().st_size} bytes"
-        except OSError:
-            size = "size unknown"
-        report(Notice("note", f"skipped: file too large ({size}; the limit is {max_file_bytes} bytes, "
-                              f"see --max-file-bytes)", src, skipped=True))
+    read = read_for_analysis(src.path, max_file_bytes)
+    if read.skip is not None:
+        report(_skip_notice(read.skip, src))
         return None
-    except OSError as exc:
-        report(Notice("error", f"{exc.strerror or exc}", src))
-        return None
-    if looks_binary(data):
-        report(Notice("note", "skipped: binary file (a NUL byte in the first 8 KiB)", src, skipped=True))
-        return None
+    data = read.source
     try:
         crates = crates or CrateIndexes(lambda: max_file_bytes, keep_trees=True)
         crate = crates.view(src.path)
@@ -369,6 +359,17 @@ def _check_file(src: SourcePath, levels: Mapping[str, Level], max_file_bytes: in
         report(Notice("error", f"analysis failed ({type(exc).__name__}: {_short(exc)})", src))
         return None
     return FileReport(src, data, analysis.findings)
+
+
+def _skip_notice(skip: Skip, src: SourcePath) -> Notice:
+    """The notice of a file not analysed (workspace/read.py), worded for the command line."""
+    if skip.kind is SkipKind.TOO_LARGE:
+        size = f"{skip.size} bytes" if skip.size is not None else "size unknown"
+        return Notice("note", f"skipped: file too large ({size}; the limit is {skip.limit} bytes, "
+                              f"see --max-file-bytes)", src, skipped=True)
+    if skip.kind is SkipKind.BINARY:
+        return Notice("note", "skipped: binary file (a NUL byte in the first 8 KiB)", src, skipped=True)
+    return Notice("error", skip.error or "cannot read", src)
 
 
 class _Progress:

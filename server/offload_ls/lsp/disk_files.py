@@ -18,7 +18,7 @@ from lsprotocol import types
 from offload_ls.lsp.diagnostics import to_diagnostics
 from offload_ls.lsp.document_analysis import BACKGROUND_DELAY_S
 from offload_ls.lsp.watcher import WATCH_GLOBS, FolderWatcher
-from offload_ls.lsp.workspace_scan import DiskResult, analyse_batch, analyse_file, batches, workspace_rust_files
+from offload_ls.lsp.workspace_scan import DiskResult, analyze_batch, analyze_file, batches, workspace_rust_files
 from offload_ls.workspace.files import is_ignored
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ class WorkspaceFiles:
         if session.documents.by_path(path) is not None:
             return  # the editor's text wins
         result = await asyncio.get_running_loop().run_in_executor(
-            self.server.pool, analyse_file, path, session.settings.maxFileBytes, session.levels_for(path),
+            self.server.pool, analyze_file, path, session.settings.maxFileBytes, session.levels_for(path),
             session.crates)
         if session.disk_generation.get(path, 0) == generation:  # else a newer read is on its way
             self.publish_result(result, uri, force)
@@ -127,7 +127,7 @@ class WorkspaceFiles:
         todo = [p for p in batch if session.documents.by_path(p) is None
                 and session.disk_generation.get(p, 0) == at_start.get(p, 0)]
         results = await asyncio.get_running_loop().run_in_executor(
-            self.server.pool, analyse_batch, todo, session.settings.maxFileBytes, session.levels_for,
+            self.server.pool, analyze_batch, todo, session.settings.maxFileBytes, session.levels_for,
             session.crates)
         analyzed = skipped = 0
         for r in results:

@@ -26,7 +26,7 @@ from offload_ls.lsp.diagnostics import to_diagnostics
 from offload_ls.lsp.documents import Document
 from offload_ls.lsp.scheduler import Debouncer
 from offload_ls.lsp.session import DocumentSnapshot, Session
-from offload_ls.lsp.workspace_scan import skip_reason
+from offload_ls.workspace.read import screen
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +65,8 @@ class DocumentAnalyses:
 
     def screen(self, key: str, label: str, source: bytes) -> bool:
         """False (and one log line per new reason) if the text must not be analysed."""
-        reason = skip_reason(label, source, self.session.settings.maxFileBytes)
+        skip = screen(source, self.session.settings.maxFileBytes)
+        reason = skip.describe(label) if skip is not None else None
         if reason is None:
             self._skip_logged.pop(key, None)
             return True

@@ -5,8 +5,7 @@ Bad input never stops the scan (issue: "Bad input never crashes the server"): ea
 is screened first and a skipped or degraded file produces exactly one log line —
 
 - unreadable (vanished, permissions): ``<path>: cannot read: <reason>; not analysed``;
-- larger than ``maxFileBytes``: the :class:`~offload_ls.workspace.files.FileTooLarge`
-  message (``... bytes, above the ...-byte limit (setting maxFileBytes); not analysed``);
+- larger than ``maxFileBytes`` (``... bytes, above the ...-byte limit (setting maxFileBytes); not analysed``);
 - a NUL byte in the first 8 KiB (:func:`~offload_ls.workspace.files.looks_binary`):
   ``<path>: binary file (NUL byte at offset N); not analysed``;
 - invalid UTF-8: ``<path>: invalid UTF-8 at byte offset N; analysed with U+FFFD in its
@@ -25,7 +24,8 @@ from pathlib import Path
 from offload_ls.analysis.engine import FileAnalysis, analyze_source
 from offload_ls.analysis.model import Level
 from offload_ls.syntax.text import LineIndex
-from offload_ls.workspace.files import FileTooLarge, is_ignored, looks_binary, read_source, rust_files
+from offload_ls.workspace.files import is_ignored, rust_files
+from offload_ls.workspace.read import read_for_analysis
 
 #: Files analysed per worker-thread job during a workspace scan; between batches the
 #: event loop publishes results and answers requests.
@@ -47,47 +47,19 @@ class DiskResult:
     messages: list[str] = field(default_factory=list)
 
 
-def skip_reason(label: str, source: bytes, max_bytes: int) -> str | None:
-    """Why ``source`` (the text of ``label``, a path or URI) must not be analysed, as a
-    log line, or ``None`` if it can be."""
-    if len(source) > max_bytes:
-        return (f"{label}: {len(source)} bytes, above the {max_bytes}-byte limit "
-                f"(setting maxFileBytes); not analysed")
-    if looks_binary(source):
-        nul = source.index(b"\0")
-        return f"{label}: binary file (NUL byte at offset {nul}); not analysed"
-    return None
-
-
-def invalid_utf8_note(label: str, source: bytes) -> str | None:
-    """A log line if ``source`` is not valid UTF-8, else ``None``."""
-    try:
-        source.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return f"{label}: invalid UTF-8 at byte offset {exc.start}; analysed with U+FFFD in its place"
-    return None
-
-
-def analyse_file(path: Path, max_bytes: int, levels: dict[str, Level], crates=None) -> DiskResult:
-    """Read, screen and analyse one file, with the rest of its crate when ``crates``
-    (workspace/crates.py ``CrateIndexes``) is given. Never raises (a crash in the analysis
-    is reported as a log line)."""
+def analyze_file(path: Path, max_bytes: int, levels: dict[str, Level], crates=None) -> DiskResult:
+    """Read, screen (workspace/read.py) and analyse one file, with the rest of its crate when
+    ``crates`` (workspace/crates.py ``CrateIndexes``) is given. Never raises (a crash in the
+    analysis is reported as a log line)."""
     result = DiskResult(path)
-    try:
-        source = read_source(path, max_bytes)
-    except FileTooLarge as exc:
-        result.messages.append(str(exc))
+    read = read_for_analysis(path, max_bytes)
+    if read.skip is not None:
+        result.messages.append(read.skip.describe(str(path)))
         return result
-    except OSError as exc:
-        result.messages.append(f"{path}: cannot read: {exc.strerror or exc}; not analysed")
-        return result
-    reason = skip_reason(str(path), source, max_bytes)
-    if reason is not None:
-        result.messages.append(reason)
-        return result
-    note = invalid_utf8_note(str(path), source)
-    if note is not None:
-        result.messages.append(note)
+    source = read.source
+    if read.invalid_utf8_at is not None:
+        result.messages.append(f"{path}: invalid UTF-8 at byte offset {read.invalid_utf8_at}; "
+                               f"analysed with U+FFFD in its place")
     try:
         crate = crates.view(path) if crates is not None else None
         result.analysis = analyze_source(source, levels, crate=crate)
@@ -98,16 +70,16 @@ def analyse_file(path: Path, max_bytes: int, levels: dict[str, Level], crates=No
     return result
 
 
-def analyse_batch(paths: Iterable[Path], max_bytes: int,
+def analyze_batch(paths: Iterable[Path], max_bytes: int,
                   levels_for: Callable[[Path], dict[str, Level]], crates=None) -> list[DiskResult]:
-    """:func:`analyse_file` for each path (run in a worker thread)."""
+    """:func:`analyze_file` for each path (run in a worker thread)."""
     out = []
     for p in paths:
         try:
             levels = levels_for(p)
         except Exception:  # noqa: BLE001 - a broken Cargo.toml reader: use defaults
             levels = {}
-        out.append(analyse_file(p, max_bytes, levels, crates))
+        out.append(analyze_file(p, max_bytes, levels, crates))
     return out
 
 
