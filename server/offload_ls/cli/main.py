@@ -9,7 +9,8 @@ Commands:
   pre-commit (see :mod:`offload_ls.cli.check`).
 - ``offload-ls rules [--format text|json]``: every rule with its default level and summary.
 - ``offload-ls doctor|build|run|profile|asm``: the toolchain and GPU commands of
-  :mod:`offload_ls.cli.toolchain_cmds` (registered when that module imports).
+  :mod:`offload_ls.cli.toolchain_cmds` and :mod:`offload_ls.cli.inspect_cmds` (registered
+  when those modules import).
 - ``offload-ls --version``.
 
 Exit status: 0 success; 1 ``check`` printed a ``deny``-level finding; 2 usage error, a path
@@ -28,7 +29,13 @@ from pathlib import Path
 
 from offload_ls import __version__
 from offload_ls.analysis.model import Level
-from offload_ls.cli.check import DEFAULT_MAX_FILE_BYTES, EXIT_ERROR, EXIT_OK, _write, check_paths
+from offload_ls.cli.check import (
+    DEFAULT_MAX_FILE_BYTES,
+    EXIT_ERROR,
+    EXIT_OK,
+    _write,
+    check_paths,
+)
 
 PROG = "offload-ls"
 
@@ -119,24 +126,24 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--format", choices=("text", "json"), default="text",
                        help="output format (default: text)")
 
-    toolchain = _toolchain_commands()
-    if toolchain is not None:
-        toolchain.add_doctor(sub)
-        toolchain.add_build(sub)
-        toolchain.add_run(sub)
-        toolchain.add_profile(sub)
-        toolchain.add_asm(sub)
+    for add, _ in (_toolchain_commands() or {}).values():
+        add(sub)
     return parser
 
 
-def _toolchain_commands():
-    """:mod:`offload_ls.cli.toolchain_cmds`, or ``None`` if it cannot be imported (then
-    ``doctor``/``build``/``run`` are absent and the lint commands still work)."""
+def _toolchain_commands() -> dict | None:
+    """Command name -> (register on the parser, run) of the toolchain and GPU commands
+    (:mod:`offload_ls.cli.toolchain_cmds`, :mod:`offload_ls.cli.inspect_cmds`), or ``None``
+    if they cannot be imported (then they are absent and the lint commands still work)."""
     try:
-        from offload_ls.cli import toolchain_cmds
+        from offload_ls.cli import inspect_cmds, toolchain_cmds
     except ImportError:
         return None
-    return toolchain_cmds
+    return {"doctor": (toolchain_cmds.add_doctor, toolchain_cmds.doctor_command),
+            "build": (toolchain_cmds.add_build, toolchain_cmds.build_command),
+            "run": (toolchain_cmds.add_run, toolchain_cmds.run_command),
+            "profile": (inspect_cmds.add_profile, inspect_cmds.profile_command),
+            "asm": (inspect_cmds.add_asm, inspect_cmds.asm_command)}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -167,9 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return check_command(args)
     toolchain = _toolchain_commands()
     assert toolchain is not None  # the parser only knows these commands when it imported
-    command = {"doctor": toolchain.doctor_command, "build": toolchain.build_command,
-               "run": toolchain.run_command, "asm": toolchain.asm_command,
-               "profile": toolchain.profile_command}[args.command]
+    command = toolchain[args.command][1]
     # SIGTERM (timeout(1), CI, process managers) stops a build or run like Ctrl-C: the running
     # compiler or program's process group is killed on the way out (toolchain/process.py).
     previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
