@@ -21,7 +21,7 @@ from tree_sitter import Node
 from offload_ls.analysis.bounds import _add, _mul, _sub, strip
 from offload_ls.analysis.consts import int_literal
 from offload_ls.analysis.ecosystems import Index, Profile, profiles
-from offload_ls.analysis.indexing import ThreadFlow
+from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.syntax.parse import node_text
 
 MAX_DEPTH = 48
@@ -51,7 +51,7 @@ class IndexForms:
     """Index forms of the expressions of one function.
 
     Args:
-        flow: the function's :class:`~offload_ls.analysis.indexing.ThreadFlow`.
+        flow: the function's :class:`~offload_ls.analysis.flow.thread_flow.ThreadFlow`.
         profile: the kernel's ecosystem profile (what each thread-index name means).
         fold: value of a constant expression node, or ``None``.
         param_index: parameter name -> meaning, for thread-index parameters

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from offload_ls.analysis.ecosystems import Profile
-from offload_ls.analysis.indexing import find_binding, named, strip
+from offload_ls.analysis.flow.nodes import named, strip
+from offload_ls.analysis.flow.scopes import find_binding
 from offload_ls.analysis.transfer import SCALAR_BYTES, type_shape
 from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
 

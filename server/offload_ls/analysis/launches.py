@@ -32,6 +32,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from offload_ls.analysis.consts import capture as capture_const
+from offload_ls.analysis.flow.scopes import find_binding
 from offload_ls.analysis.model import Launch, LaunchArg, Span
 from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
 from offload_ls.syntax.queries import captures
@@ -154,8 +155,6 @@ def dim_exprs(node: Node, scope: Node | None, depth: int = 0) -> tuple | None:
     ``CubeCount::Static(x, y, z)`` / ``new_1d``/``new_2d``/``new_3d``, ``Dim3 { .. }`` is
     not read. An identifier bound by a ``let`` visible at ``scope`` (a node of the file's
     tree; ``None`` for re-parsed macro text) is followed to its value."""
-    from offload_ls.analysis.indexing import find_binding  # noqa: PLC0415 (indexing imports model only)
-
     if depth > _LET_DEPTH:
         return None
     t = node.type
@@ -180,8 +179,6 @@ def dim_exprs(node: Node, scope: Node | None, depth: int = 0) -> tuple | None:
 
 def _dim_expr(node: Node, scope: Node | None, depth: int) -> tuple | None:
     """One dimension: a constant expression, or a ``let`` in scope followed to one."""
-    from offload_ls.analysis.indexing import find_binding  # noqa: PLC0415
-
     if node.type == "identifier" and scope is not None and depth <= _LET_DEPTH:
         b = find_binding(node_text(node), scope)
         if b is not None and b.kind == "let" and b.value is not None and not b.mutable:
@@ -336,8 +333,6 @@ def _reparsed_dims(expr: Node, at: Node) -> tuple | None:
     """Dimensions of a re-parsed macro expression; a plain identifier is looked up as a
     ``let`` visible at ``at`` (the macro node in the file's tree)."""
     if expr.type == "identifier":
-        from offload_ls.analysis.indexing import find_binding  # noqa: PLC0415
-
         b = find_binding(node_text(expr), at)
         if b is not None and b.kind == "let" and b.value is not None and not b.mutable:
             return dim_exprs(b.value, b.value)
@@ -393,8 +388,6 @@ def _oxide_launch(node: Node, tokens: Node, source: bytes) -> Launch | None:
 def _launch_config(value: Node, at: Node, depth: int = 0) -> tuple[tuple | None, tuple | None]:
     """(grid dims, block dims) of a cuda-oxide ``LaunchConfig`` expression; a dimension
     computed at run time is ``None`` in its tuple."""
-    from offload_ls.analysis.indexing import find_binding  # noqa: PLC0415
-
     if depth > _LET_DEPTH:
         return None, None
     if value.type == "identifier":

@@ -628,7 +628,8 @@ def position_kinds(fn: Node, body: Node) -> frozenset[str]:
     text = body.text or b""
     if not any(n in text for n in _index_names()):
         return _NONE
-    from offload_ls.analysis.indexing import KINDS, ThreadFlow
+    from offload_ls.analysis.flow.sources import KINDS
+    from offload_ls.analysis.flow.thread_flow import ThreadFlow
 
     flow = ThreadFlow(fn)
     kids = [c for c in body.named_children if not c.type.endswith("comment")]
@@ -644,7 +645,7 @@ def position_kinds(fn: Node, body: Node) -> frozenset[str]:
 @cache
 def _index_names() -> tuple[bytes, ...]:
     """Names of every thread-index intrinsic, function or constant of the profiles."""
-    from offload_ls.analysis.indexing import index_names
+    from offload_ls.analysis.flow.sources import index_names
 
     return tuple(n.encode() for n in index_names())
 _NO_EXPORTS = exports((), (), (), (), _NONE, _NONE, _NONE, _NONE, (), ())

@@ -2,7 +2,7 @@
 launch reaches them. Shared by the rules unindexed_kernel_write (a place the same for every
 thread) and thread_index_collision (a thread-dependent place several threads share).
 
-Pure syntax over one function's tree (analysis/indexing.py ``ThreadFlow``); no I/O.
+Pure syntax over one function's tree (analysis/flow/thread_flow.py ``ThreadFlow``); no I/O.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from tree_sitter import Node
 
 from offload_ls.analysis.consts import int_literal
 from offload_ls.analysis.ecosystems import profiles
-from offload_ls.analysis.indexing import MAX_DEPTH, POINTER_OFFSETS, ThreadFlow, named, strip
+from offload_ls.analysis.flow.nodes import MAX_DEPTH, named, strip
+from offload_ls.analysis.flow.sources import POINTER_OFFSETS
+from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.model import Param
 from offload_ls.syntax.parse import identifier_nodes, node_text
 
