@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from offload_ls.analysis.consts import capture as capture_const
-from offload_ls.analysis.device_code import host_cfg_value, is_device_cfg, is_host_cfg
+from offload_ls.analysis.cfg import host_cfg_value, is_device_cfg, is_host_cfg
 from offload_ls.analysis.ecosystems import profiles
 from offload_ls.analysis.kernels import attributed_item, function_record, kernels_from_captures
 from offload_ls.analysis.launches import launches_from_captures
@@ -324,7 +324,7 @@ class FnRec:
     """A ``function_item`` of the unit (any depth). ``callees``: the names it calls in its
     body (grammars/rust/calls.scm), each once, in document order; ``gated``: why it is
     device code by itself, ``""`` when it is not: it is, or lies inside, an item under a
-    device-only ``#[cfg]`` (analysis/device_code.py), or it carries an ecosystem's
+    device-only ``#[cfg]`` (analysis/cfg.py), or it carries an ecosystem's
     device-function attribute (``#[cube]``); ``host``: it is, or lies inside, an item under
     a host-only ``#[cfg(not(offload_device))]`` (never device code, whatever calls it);
     ``module``: the name of the innermost ``mod`` it is declared in (``""`` at the top of
@@ -810,7 +810,7 @@ def host_excluded_ranges(root: Node) -> list[tuple[int, int]]:
     """UTF-8 byte ranges of the items of the tree ``root`` whose ``#[cfg]`` is false in the
     host pass (``#[cfg(offload_device)] mod device { .. }``, ``#[cfg(target_arch =
     "nvptx64")] fn ..``; not ``#[cfg(any(offload_device, unix))]``, which the host compiles):
-    code the host pass never compiles (toolchain/relink.py; analysis/device_code.py
+    code the host pass never compiles (toolchain/relink.py; analysis/cfg.py
     ``host_cfg_value``)."""
     out = []
     for attr, preds in _cfg_predicates(captures("cfg_attributes", root)):
