@@ -126,14 +126,35 @@ class LaunchArg:
     span: Span
 
 
+class LaunchForm(enum.StrEnum):
+    """How a launch is written (:attr:`Launch.form`); compares equal to its value
+    (``"offload!"``) and formats as it."""
+
+    #: ``offload! { kernel = k, .. }``
+    OFFLOAD_MACRO = "offload!"
+    #: ``core::intrinsics::offload(k, ..)``
+    OFFLOAD_CALL = "offload()"
+    #: Rust-CUDA ``launch!(module.k<<<..>>>(..))``
+    RUST_CUDA = "launch!"
+    #: cuda-oxide ``cuda_launch! { kernel: k, .. }``
+    CUDA_OXIDE = "cuda_launch!"
+    #: CubeCL ``k::launch`` / ``k::launch_unchecked``
+    CUBE = "cube"
+    #: krnl ``k::builder()..dispatch(..)``
+    KRNL = "krnl"
+    #: a wgpu pipeline's ``entry_point`` naming a rust-gpu shader (a name only)
+    WGPU = "wgpu"
+
+
 @dataclass(frozen=True)
 class Launch:
     """A kernel launch site.
 
     Attributes:
-        form: ``"offload!"``, ``"offload()"`` (``core::intrinsics::offload``),
-            ``"launch!"`` (Rust-CUDA), ``"cube"`` (CubeCL ``k::launch`` /
-            ``k::launch_unchecked``) or ``"krnl"`` (krnl ``k::builder()..dispatch(..)``).
+        form: how it is written (:class:`LaunchForm`): ``"offload!"``, ``"offload()"``
+            (``core::intrinsics::offload``), ``"launch!"`` (Rust-CUDA), ``"cuda_launch!"``
+            (cuda-oxide), ``"cube"`` (CubeCL ``k::launch`` / ``k::launch_unchecked``),
+            ``"krnl"`` (krnl ``k::builder()..dispatch(..)``) or ``"wgpu"``.
         kernel: the kernel's name as written (last path segment), ``None`` if not found.
         kernel_span: span of that name. span: the whole macro/call.
         args: the kernel arguments in order.
@@ -149,7 +170,7 @@ class Launch:
         has_args: the launch gives its argument list (``offload!`` without ``args`` does not).
     """
 
-    form: str
+    form: LaunchForm
     kernel: str | None
     kernel_span: Span | None
     span: Span
