@@ -14,7 +14,7 @@ from tree_sitter import Node
 
 from offload_ls.analysis.ecosystems import Profile
 from offload_ls.analysis.flow.nodes import named, strip
-from offload_ls.analysis.flow.scopes import find_binding
+from offload_ls.analysis.flow.scopes import BindingKind, find_binding
 from offload_ls.analysis.transfer import SCALAR_BYTES, type_shape
 from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
 
@@ -95,7 +95,7 @@ def arg_info(expr: Node | None, at: Node | None, profile: Profile | None = None,
         b = find_binding(node_text(e), at, lets)
         if b is not None and b.type is not None:
             return _from_type(b.type, text, profile.slice_types if profile is not None else {})
-        if b is not None and b.kind == "let" and b.value is not None:
+        if b is not None and b.kind == BindingKind.LET and b.value is not None:
             v = strip(b.value)
             if v.type in ("integer_literal", "float_literal"):
                 st = _literal_type(v)

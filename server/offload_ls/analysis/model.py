@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Literal
 
 
 @dataclass(frozen=True, order=True)
@@ -54,6 +55,12 @@ class Transfer(str, enum.Enum):
         return {"to": "→", "tofrom": "⇄", "by value": "=", "unknown": "?"}[self.value]
 
 
+#: What a kernel parameter's type is (analysis/transfer.py ``type_shape``, :attr:`Param.kind`):
+#: a shared / mutable reference or pointer, a primitive scalar, a ``core::offload::Region``,
+#: anything else.
+ParamKind = Literal["ref", "mut_ref", "const_ptr", "mut_ptr", "scalar", "region", "other"]
+
+
 @dataclass(frozen=True)
 class Param:
     """One kernel parameter.
@@ -64,7 +71,7 @@ class Param:
         span: the whole ``name: type``; type_span: just the type.
         transfer: what the type implies (see :class:`Transfer`).
         kind: ``"ref"``, ``"mut_ref"``, ``"const_ptr"``, ``"mut_ptr"``, ``"scalar"``,
-            ``"other"``.
+            ``"region"``, ``"other"`` (:data:`ParamKind`).
         pointee: type text behind a reference or pointer (``[f32; N]``), else ``None``.
         elem_bytes: for a pointer/reference to one primitive scalar (``*mut f32``), its size
             in bytes; else ``None``.
@@ -77,7 +84,7 @@ class Param:
     span: Span
     type_span: Span
     transfer: Transfer
-    kind: str
+    kind: ParamKind
     pointee: str | None = None
     elem_bytes: int | None = None
     attrs: tuple[str, ...] = ()
