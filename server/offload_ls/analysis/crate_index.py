@@ -38,7 +38,7 @@ class FileItems:
             the file's paths start with. renames: ``use .. as ..`` (alias, original).
         mods: ``mod`` names. externs: functions declared in ``extern`` blocks.
         loose_names: names that may be functions the tree does not show (macro-made, or in
-            a part of the file that does not parse; analysis/units.py ``ItemFacts``).
+            a part of the file that does not parse; analysis/units/records.py ``ItemFacts``).
         key: an offset-free projection of the above (:attr:`CrateView.fingerprint`).
     """
 

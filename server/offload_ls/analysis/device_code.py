@@ -57,7 +57,7 @@ def device_functions_from(fns, kernels: list[Kernel]) -> list[DeviceFn]:
     """Device-code function bodies, kernels first, each body once.
 
     Args:
-        fns: every function item of the file in document order, as analysis/units.py
+        fns: every function item of the file in document order, as analysis/units/records.py
             ``FnRec`` records (offsets current).
         kernels: the file's kernels.
     """

@@ -1,7 +1,7 @@
 """What a launch argument is, from its syntax: its reference kind and its scalar type.
 
 Launch arguments of macros are token trees; they are re-parsed as expressions (as
-analysis/launches.py does) and identifiers are resolved in the launching function
+analysis/launches/ does) and identifiers are resolved in the launching function
 (``let a: f64 = ..``, ``fn wrap(b: f64)``). Used by the rule launch_arg_mismatch. Pure
 syntax; no I/O.
 """

@@ -243,7 +243,7 @@ class FlowIndex:
 
 
     def _helper_sources(self, fn: Node, helpers: dict[str, frozenset[str]]) -> None:
-        """Calls of the file's position helpers (units.py ``position_kinds``: ``global_x()``)
+        """Calls of the file's position helpers (units/summary.py ``position_kinds``: ``global_x()``)
         without arguments, as thread-index sources of the helper's kinds."""
         text = fn.text or b""
         names = [n for n in helpers if n.encode() in text]

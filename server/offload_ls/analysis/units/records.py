@@ -33,7 +33,7 @@ class FnRec:
     module: str = ""
     #: for a function without parameters that returns the thread's position
     #: (``fn global_x() -> usize { (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize }``):
-    #: the dependence kinds of what it returns (analysis/indexing.py ``_KINDS``); a call of it
+    #: the dependence kinds of what it returns (analysis/flow/sources.py ``DependenceKind``); a call of it
     #: is a thread-index source like the intrinsics it reads
     position: frozenset[str] = frozenset()
     #: the type of the ``impl`` block it is a method of (its last path segment: ``Complex``
@@ -119,7 +119,7 @@ class UnitSummary:
 
     Attributes:
         start, end: the unit's range when the summary was made.
-        kernels, launches: as analysis/kernels.py and analysis/launches.py find them.
+        kernels, launches: as analysis/kernels.py and analysis/launches/ find them.
         fns: every function item, in document order.
         statics: ``static mut`` declarations. shadowed: names ``use``-imported from a crate
             other than std/alloc/core. defined: struct/enum/type/macro names
