@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from offload_ls.analysis.model import Kernel, Launch
-from offload_ls.analysis.units import ExternDecl, StaticDecl
+from offload_ls.analysis.units.records import ExternDecl, StaticDecl
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from offload_ls.analysis.model import Kernel, Span
-from offload_ls.analysis.units import split_units, summarize, unit_captures
+from offload_ls.analysis.units.captures import unit_captures
+from offload_ls.analysis.units.split import split_units
+from offload_ls.analysis.units.summary import summarize
 
 
 @dataclass(frozen=True)
