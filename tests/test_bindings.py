@@ -1,7 +1,7 @@
-"""Bindings of a function's names (analysis/indexing.py ``find_binding``): which ``let``
+"""Bindings of a function's names (analysis/flow/scopes.py ``find_binding``): which ``let``
 binds a name, with what value, and whether it is ``mut``."""
 
-from offload_ls.analysis.indexing import ThreadFlow
+from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.syntax.parse import parse
 
 SRC = b"""

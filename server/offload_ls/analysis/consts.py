@@ -20,12 +20,16 @@ zero, a division by zero or a negative shift is "not known". Values are Python i
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 from tree_sitter import Node
 
 from offload_ls.syntax.parse import node_text
 
+#: A captured constant expression: a tuple whose first item is its :data:`ConstTag`.
 ConstExpr = tuple
+#: The kinds of captured expression (the module docstring lists their forms).
+ConstTag = Literal["int", "name", "neg", "bin", "min", "max"]
 
 _INT_SUFFIXES = ("usize", "isize", "u128", "i128", "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8")
 _OPS = frozenset({"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^"})

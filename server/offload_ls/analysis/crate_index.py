@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from offload_ls.analysis.model import Kernel, Launch
-from offload_ls.analysis.units import ExternDecl, StaticDecl
+from offload_ls.analysis.units.records import ExternDecl, StaticDecl
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class FileItems:
             the file's paths start with. renames: ``use .. as ..`` (alias, original).
         mods: ``mod`` names. externs: functions declared in ``extern`` blocks.
         loose_names: names that may be functions the tree does not show (macro-made, or in
-            a part of the file that does not parse; analysis/units.py ``ItemFacts``).
+            a part of the file that does not parse; analysis/units/records.py ``ItemFacts``).
         key: an offset-free projection of the above (:attr:`CrateView.fingerprint`).
     """
 

@@ -18,10 +18,11 @@ from collections.abc import Callable
 
 from tree_sitter import Node
 
-from offload_ls.analysis.bounds import _add, _mul, _sub, strip
+from offload_ls.analysis.bounds.expressions import strip
+from offload_ls.analysis.bounds.poly import add, mul, sub
 from offload_ls.analysis.consts import int_literal
 from offload_ls.analysis.ecosystems import Index, Profile, profiles
-from offload_ls.analysis.indexing import ThreadFlow
+from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.syntax.parse import node_text
 
 MAX_DEPTH = 48
@@ -51,7 +52,7 @@ class IndexForms:
     """Index forms of the expressions of one function.
 
     Args:
-        flow: the function's :class:`~offload_ls.analysis.indexing.ThreadFlow`.
+        flow: the function's :class:`~offload_ls.analysis.flow.thread_flow.ThreadFlow`.
         profile: the kernel's ecosystem profile (what each thread-index name means).
         fold: value of a constant expression node, or ``None``.
         param_index: parameter name -> meaning, for thread-index parameters
@@ -78,7 +79,7 @@ class IndexForms:
             a, b = self.of(left, depth + 1), self.of(right, depth + 1)
             if a is None or b is None:
                 return None
-            return {"+": _add, "-": _sub, "*": _mul}[op.type](a, b)
+            return {"+": add, "-": sub, "*": mul}[op.type](a, b)
         vector = self.vector(node, depth)
         if vector is not None:
             return None  # a whole vector is not an index
@@ -109,7 +110,7 @@ class IndexForms:
                         return None
                     total: Poly = {}
                     for f in forms:
-                        total = _add(total, f)
+                        total = add(total, f)
                     return total
                 if self.flow.depends(node):
                     if b.value is None or not self.flow.depends(b.value):

@@ -1,7 +1,7 @@
 """What a launch argument is, from its syntax: its reference kind and its scalar type.
 
 Launch arguments of macros are token trees; they are re-parsed as expressions (as
-analysis/launches.py does) and identifiers are resolved in the launching function
+analysis/launches/ does) and identifiers are resolved in the launching function
 (``let a: f64 = ..``, ``fn wrap(b: f64)``). Used by the rule launch_arg_mismatch. Pure
 syntax; no I/O.
 """
@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from offload_ls.analysis.ecosystems import Profile
-from offload_ls.analysis.indexing import find_binding, named, strip
+from offload_ls.analysis.flow.nodes import named, strip
+from offload_ls.analysis.flow.scopes import BindingKind, find_binding
 from offload_ls.analysis.transfer import SCALAR_BYTES, type_shape
 from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
 
@@ -94,7 +95,7 @@ def arg_info(expr: Node | None, at: Node | None, profile: Profile | None = None,
         b = find_binding(node_text(e), at, lets)
         if b is not None and b.type is not None:
             return _from_type(b.type, text, profile.slice_types if profile is not None else {})
-        if b is not None and b.kind == "let" and b.value is not None:
+        if b is not None and b.kind == BindingKind.LET and b.value is not None:
             v = strip(b.value)
             if v.type in ("integer_literal", "float_literal"):
                 st = _literal_type(v)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Literal
 
 
 @dataclass(frozen=True, order=True)
@@ -54,6 +55,12 @@ class Transfer(str, enum.Enum):
         return {"to": "→", "tofrom": "⇄", "by value": "=", "unknown": "?"}[self.value]
 
 
+#: What a kernel parameter's type is (analysis/transfer.py ``type_shape``, :attr:`Param.kind`):
+#: a shared / mutable reference or pointer, a primitive scalar, a ``core::offload::Region``,
+#: anything else.
+ParamKind = Literal["ref", "mut_ref", "const_ptr", "mut_ptr", "scalar", "region", "other"]
+
+
 @dataclass(frozen=True)
 class Param:
     """One kernel parameter.
@@ -64,7 +71,7 @@ class Param:
         span: the whole ``name: type``; type_span: just the type.
         transfer: what the type implies (see :class:`Transfer`).
         kind: ``"ref"``, ``"mut_ref"``, ``"const_ptr"``, ``"mut_ptr"``, ``"scalar"``,
-            ``"other"``.
+            ``"region"``, ``"other"`` (:data:`ParamKind`).
         pointee: type text behind a reference or pointer (``[f32; N]``), else ``None``.
         elem_bytes: for a pointer/reference to one primitive scalar (``*mut f32``), its size
             in bytes; else ``None``.
@@ -77,7 +84,7 @@ class Param:
     span: Span
     type_span: Span
     transfer: Transfer
-    kind: str
+    kind: ParamKind
     pointee: str | None = None
     elem_bytes: int | None = None
     attrs: tuple[str, ...] = ()
@@ -126,14 +133,35 @@ class LaunchArg:
     span: Span
 
 
+class LaunchForm(enum.StrEnum):
+    """How a launch is written (:attr:`Launch.form`); compares equal to its value
+    (``"offload!"``) and formats as it."""
+
+    #: ``offload! { kernel = k, .. }``
+    OFFLOAD_MACRO = "offload!"
+    #: ``core::intrinsics::offload(k, ..)``
+    OFFLOAD_CALL = "offload()"
+    #: Rust-CUDA ``launch!(module.k<<<..>>>(..))``
+    RUST_CUDA = "launch!"
+    #: cuda-oxide ``cuda_launch! { kernel: k, .. }``
+    CUDA_OXIDE = "cuda_launch!"
+    #: CubeCL ``k::launch`` / ``k::launch_unchecked``
+    CUBE = "cube"
+    #: krnl ``k::builder()..dispatch(..)``
+    KRNL = "krnl"
+    #: a wgpu pipeline's ``entry_point`` naming a rust-gpu shader (a name only)
+    WGPU = "wgpu"
+
+
 @dataclass(frozen=True)
 class Launch:
     """A kernel launch site.
 
     Attributes:
-        form: ``"offload!"``, ``"offload()"`` (``core::intrinsics::offload``),
-            ``"launch!"`` (Rust-CUDA), ``"cube"`` (CubeCL ``k::launch`` /
-            ``k::launch_unchecked``) or ``"krnl"`` (krnl ``k::builder()..dispatch(..)``).
+        form: how it is written (:class:`LaunchForm`): ``"offload!"``, ``"offload()"``
+            (``core::intrinsics::offload``), ``"launch!"`` (Rust-CUDA), ``"cuda_launch!"``
+            (cuda-oxide), ``"cube"`` (CubeCL ``k::launch`` / ``k::launch_unchecked``),
+            ``"krnl"`` (krnl ``k::builder()..dispatch(..)``) or ``"wgpu"``.
         kernel: the kernel's name as written (last path segment), ``None`` if not found.
         kernel_span: span of that name. span: the whole macro/call.
         args: the kernel arguments in order.
@@ -149,7 +177,7 @@ class Launch:
         has_args: the launch gives its argument list (``offload!`` without ``args`` does not).
     """
 
-    form: str
+    form: LaunchForm
     kernel: str | None
     kernel_span: Span | None
     span: Span

@@ -2,16 +2,21 @@
 launch reaches them. Shared by the rules unindexed_kernel_write (a place the same for every
 thread) and thread_index_collision (a thread-dependent place several threads share).
 
-Pure syntax over one function's tree (analysis/indexing.py ``ThreadFlow``); no I/O.
+Pure syntax over one function's tree (analysis/flow/thread_flow.py ``ThreadFlow``); no I/O.
 """
 
 from __future__ import annotations
+
+import enum
 
 from tree_sitter import Node
 
 from offload_ls.analysis.consts import int_literal
 from offload_ls.analysis.ecosystems import profiles
-from offload_ls.analysis.indexing import MAX_DEPTH, POINTER_OFFSETS, ThreadFlow, named, strip
+from offload_ls.analysis.flow.nodes import MAX_DEPTH, named, strip
+from offload_ls.analysis.flow.scopes import BindingKind
+from offload_ls.analysis.flow.sources import POINTER_OFFSETS
+from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.model import Param
 from offload_ls.syntax.parse import identifier_nodes, node_text
 
@@ -64,7 +69,7 @@ def write_target(write: Node, params: dict[str, Param], fn: Node,
         param, node, index = via
         return place, param, [index]
     binding = flow.binding(node)
-    if binding is None or binding.kind != "param" or binding.node.parent is None or binding.node.parent.parent != fn:
+    if binding is None or binding.kind != BindingKind.PARAM or binding.node.parent is None or binding.node.parent.parent != fn:
         return None  # shadowed by a local of the same name
     return place, param, indices
 
@@ -79,9 +84,9 @@ def _element_binding(ident: Node, params: dict[str, Param], flow: ThreadFlow):
     Some(o) = .. else``), or from ``let o = &mut *out.add(idx);`` (:func:`_element_reference`):
     the write is to ``out[idx]``. (param, its identifier, index) or ``None``."""
     b = flow.binding(ident)
-    if b is not None and b.kind == "let" and not b.mutable and b.value is not None:
+    if b is not None and b.kind == BindingKind.LET and not b.mutable and b.value is not None:
         return _element_reference(b.value, params)
-    if b is None or b.kind != "pattern":
+    if b is None or b.kind != BindingKind.PATTERN:
         return None
     node = b.node
     value = node.child_by_field_name("value") if node.type in ("let_condition", "let_declaration") else None
@@ -140,9 +145,20 @@ def _pointer_offset(node: Node) -> tuple[Node, Node] | None:
     return value, arg_list[0]
 
 
-#: who reaches a write (:func:`reach`): every thread of the launch, one (or a few) threads
-#: of each block, or only some threads.
-ALL, PER_BLOCK, SOME = "all", "per_block", "some"
+class Reach(enum.StrEnum):
+    """Who reaches a write (:func:`reach`), from the most threads to the fewest; compares
+    equal to its value (``"all"``)."""
+
+    #: every thread of the launch
+    ALL = "all"
+    #: one (or a few) threads of each block
+    PER_BLOCK = "per_block"
+    #: only some threads
+    SOME = "some"
+
+
+#: the members by their short names, as the rules import them
+ALL, PER_BLOCK, SOME = Reach.ALL, Reach.PER_BLOCK, Reach.SOME
 
 
 def every_thread_reaches(write: Node, body: Node, flow: ThreadFlow) -> bool:
@@ -150,7 +166,7 @@ def every_thread_reaches(write: Node, body: Node, flow: ThreadFlow) -> bool:
     return reach(write, body, flow) == ALL
 
 
-def reach(write: Node, body: Node, flow: ThreadFlow, gates: list | None = None) -> str:
+def reach(write: Node, body: Node, flow: ThreadFlow, gates: list | None = None) -> Reach:
     """Which threads reach ``write`` from the kernel body ``body``.
 
     ``ALL`` when nothing on the way singles out threads: conditions (of an enclosing
@@ -197,20 +213,20 @@ def reach(write: Node, body: Node, flow: ThreadFlow, gates: list | None = None) 
     return result
 
 
-def _noted(gate: str, node: Node, gates: list | None) -> str:
+def _noted(gate: Reach, node: Node, gates: list | None) -> Reach:
     """``gate``, after appending ``node`` to ``gates`` when it is ``PER_BLOCK``."""
     if gate == PER_BLOCK and gates is not None:
         gates.append(node)
     return gate
 
 
-def _narrow(a: str, b: str) -> str:
+def _narrow(a: Reach, b: Reach) -> Reach:
     """Threads that pass two gates: the fewer of the two kinds."""
     order = (ALL, PER_BLOCK, SOME)
     return max(a, b, key=order.index)
 
 
-def _gate(cond: Node, holds: bool, flow: ThreadFlow) -> str:
+def _gate(cond: Node, holds: bool, flow: ThreadFlow) -> Reach:
     """Which threads get past ``cond`` being ``holds``: ``ALL`` (a thread-independent
     condition, a bounds check, or an inequality that admits many values), ``PER_BLOCK`` (a
     condition on the index within the block alone that admits one value or a few:
@@ -303,7 +319,7 @@ def _condition_parts(cond: Node) -> tuple[str, Node, Node | None] | None:
     return op.type, left, right
 
 
-def _earlier_exit_gate(exit_node: Node, write: Node, flow: ThreadFlow) -> str:
+def _earlier_exit_gate(exit_node: Node, write: Node, flow: ThreadFlow) -> Reach:
     """Which threads go on past ``exit_node`` (a ``return`` / ``break`` / ``continue`` /
     ``?`` before ``write``) to ``write``: ``ALL`` when it is not in an earlier statement of
     a block enclosing ``write`` (another branch, a loop's own ``break``, a closure's
