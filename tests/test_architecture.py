@@ -62,9 +62,7 @@ KNOWN_LAYER_VIOLATIONS: set[tuple[str, str]] = set()
 
 #: Import cycles between modules (module-level and function-local imports), each as the
 #: sorted modules of one strongly connected component: removed by the refactor of issue 13.
-KNOWN_CYCLES: set[tuple[str, ...]] = {
-    ("offload_ls.analysis.device_code", "offload_ls.analysis.units"),
-}
+KNOWN_CYCLES: set[tuple[str, ...]] = set()
 
 
 @dataclass(frozen=True)
