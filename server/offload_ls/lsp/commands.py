@@ -33,10 +33,7 @@ from offload_ls.gpu.profile import ProfileReport
 from offload_ls.gpu.ptx_perf import PtxKernelPerf
 from offload_ls.gpu.resources import KernelResources
 from offload_ls.gpu.targets import select_target
-from offload_ls.lsp import assembly, profile
 from offload_ls.lsp.documents import uri_path
-from offload_ls.lsp.positions import to_range
-from offload_ls.lsp.session import DocumentSnapshot
 from offload_ls.toolchain.doctor import HOST_ONLY
 from offload_ls.toolchain.process import CancelToken
 from offload_ls.toolchain.transfer_plan import human_bytes
@@ -312,6 +309,15 @@ class GpuCommands:
         while self.jobs and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.1)
 
+    def stop_untrusted(self) -> set[Path]:
+        """Cancel the build or run of every crate no longer trusted; their manifests."""
+        stopped = set()
+        for manifest, token in list(self.jobs.items()):
+            if not self.server.session.trusted(manifest):
+                token.cancel()
+                stopped.add(manifest)
+        return stopped
+
     def cancel(self, args: UriArgs) -> dict:
         manifest = self._crate(args.uri)
         token = self.jobs.get(manifest) if manifest else None
@@ -322,57 +328,7 @@ class GpuCommands:
 
     # ------------------------------------------------------------------ lenses and hover
 
-    def code_lenses(self, doc: DocumentSnapshot) -> list[types.CodeLens]:
-        """"▶ Run on GPU" / "Build" above ``fn main`` of files that launch kernels, and
-        "Build for GPU" plus the last run's figures above each kernel."""
-        if doc.path is None:
-            return []
-        analysis = doc.analysis
-        enc = doc.encoding
-        lenses = []
-        uri = doc.uri
-        manifest = self.server.session.manifest_for(doc.path)
-        if analysis.launches:
-            main = find_main(doc.root)
-            if main is not None:
-                rng = to_range(doc.line_index, main, enc)
-                lenses += [types.CodeLens(range=rng, command=types.Command("▶ Run on GPU", RUN, arguments=[{"uri": uri}])),
-                           types.CodeLens(range=rng, command=types.Command("Build", BUILD, arguments=[{"uri": uri}])),
-                           *profile.main_lenses(self, uri, manifest, rng)]
-        rep = self.reports.get(manifest) if manifest else None
-        per_kernel = rep.log.per_kernel() if rep else {}
-        profiled = profile.figures(self, manifest)
-        for k in analysis.kernels:
-            rng = to_range(doc.line_index, k.name_span, enc)
-            lenses.append(types.CodeLens(range=rng, command=types.Command("Build for GPU", BUILD, arguments=[{"uri": uri}])))
-            figs = per_kernel.get(k.name)
-            if figs:
-                title = (f"last run: {figs['launches']} launch{'es' if figs['launches'] != 1 else ''}, "
-                         f"→ {human_bytes(figs['h2d_bytes'])} ← {human_bytes(figs['d2h_bytes'])}, "
-                         f"run {rep.seconds:.2f} s")
-                lenses.append(types.CodeLens(range=rng, command=types.Command(title, REPORT, arguments=[{"uri": uri}])))
-            lens = profile.kernel_lens(profiled, uri, k.name, rng)
-            if lens is not None:
-                lenses.append(lens)
-            for perf in instances(self.ptx_perf.get(manifest, []) if manifest else [], k.name):
-                if perf.unfused or perf.bounds_checks:
-                    lenses.append(self._ptx_lens(perf, k.name, uri, rng))
-        return lenses + assembly.lenses(self.server, doc)
 
-    def _ptx_lens(self, perf: PtxKernelPerf, kernel: str, uri: str, rng) -> types.CodeLens:
-        """The compiled kernel's figures (gpu/ptx_perf.py) as a lens on ``kernel``; it opens the
-        PTX where the client can show it. A generic kernel's instantiation is named."""
-        parts = []
-        if perf.bounds_checks:
-            parts.append(f"{perf.bounds_checks} bounds check{'s' if perf.bounds_checks != 1 else ''} left")
-        if perf.unfused:
-            parts.append(f"{perf.unfused} mul+add unfused of {perf.fp_instructions} FP instructions "
-                         f"(fp-contract = \"fast\" fuses them)")
-        head = "PTX" if perf.kernel == kernel else f"PTX {perf.kernel}"
-        title = f"{head}: " + " · ".join(parts)
-        cmd = (types.Command(title, assembly.SHOW_ASSEMBLY, arguments=[{"uri": uri, "kernel": perf.kernel}])
-               if assembly.client_has_view(self.server) else types.Command(title, BUILD, arguments=[{"uri": uri}]))
-        return types.CodeLens(range=rng, command=cmd)
 
     def code_actions(self, doc, analysis, span) -> list[types.CodeAction]:
         """"Build for GPU" / "Run on GPU" when the range touches a kernel or a launch."""
@@ -385,38 +341,11 @@ class GpuCommands:
                 types.CodeAction(title="Run on GPU", kind=types.CodeActionKind.Source + ".offload-ls.run",
                                  command=types.Command(title="Run on GPU", command=RUN, arguments=arg))]
 
-    def resources_markdown(self, path: Path | None, kernel: str) -> str | None:
-        manifest = self.server.session.manifest_for(path) if path else None
-        text = ""
-        for r in instances(self.resources.get(manifest, []) if manifest else [], kernel):
-            warn = "\n\n⚠ spills registers to local memory" if r.spills else ""
-            text += f"\n\n**Resources** (ptxas -v, last build): {r.summary()}{warn}"
-        for perf in instances(self.ptx_perf.get(manifest, []) if manifest else [], kernel):
-            text += f"\n\n**PTX** (last build): {perf.summary()}"
-            if perf.advice():
-                text += f"\n\n⚠ {perf.advice()}"
-        text += profile.hover_markdown(self, manifest, kernel)
-        return text or None
 
 
-def instances(items: list, kernel: str) -> list:
-    """The entries of ``items`` (with a ``kernel`` symbol name) that belong to the source kernel
-    ``kernel``: itself, or the instantiations of a generic one, which the lowering names
-    ``<kernel>__<type>`` (``scale__f32``; docs/upstream-offload.md)."""
-    return [x for x in items if x.kernel == kernel or x.kernel.startswith(kernel + "__")]
 
 
 def report_json(rep: RunReport) -> dict:
     return rep.to_json()
 
 
-def find_main(root):
-    """Span of the name of a top-level ``fn main`` (or ``None``)."""
-    from offload_ls.analysis.model import Span
-
-    for child in root.children:
-        if child.type == "function_item":
-            name = child.child_by_field_name("name")
-            if name is not None and name.text == b"main":
-                return Span(name.start_byte, name.end_byte)
-    return None

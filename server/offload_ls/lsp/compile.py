@@ -103,22 +103,16 @@ class CompileFeature:
         if self.server.session.settings.checkOnSave and manifest in self.results and self.server.session.trusted(manifest):
             self.service.request(manifest)
 
-    def stop_untrusted(self) -> None:
+    def stop_untrusted(self) -> set[Path]:
         """The trusted folders changed: stop the pending or running check of every crate
-        no longer trusted, and its build or run (their process groups are killed)."""
+        no longer trusted (its process group is killed); the manifests of those that ran."""
         stopped = set()
         for manifest in list(self.service._crates):
             if not self.server.session.trusted(manifest):
                 self.service.cancel(manifest)
                 if self.service.running(manifest):
                     stopped.add(manifest)
-        for manifest, token in list(self.server.gpu.jobs.items()):
-            if not self.server.session.trusted(manifest):
-                token.cancel()
-                stopped.add(manifest)
-        for manifest in sorted(stopped):
-            self.server.log(f"{manifest.parent} is no longer trusted: its running offload check, build or run "
-                            f"was stopped", types.MessageType.Warning)
+        return stopped
 
     async def shutdown(self) -> None:
         await self.service.shutdown()

@@ -62,6 +62,10 @@ async def refresh(server: "OffloadLanguageServer", fallback=None) -> None:
     report_problems(server, problems)
     old, session.settings = session.settings, new
     if new.trustedWorkspaces != old.trustedWorkspaces:
-        server.compiles.stop_untrusted()  # consent withdrawn: nothing of those crates keeps running
+        # consent withdrawn: nothing of those crates keeps running
+        stopped = server.compiles.stop_untrusted() | server.gpu.stop_untrusted()
+        for manifest in sorted(stopped):
+            server.log(f"{manifest.parent} is no longer trusted: its running offload check, build or run "
+                       f"was stopped", types.MessageType.Warning)
     if new != old:
         await server.files.reanalyze_all(scan_changed=new.scanWorkspace != old.scanWorkspace)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from offload_ls.lsp import kernel_views
+
 METHOD = types.TEXT_DOCUMENT_CODE_LENS
 OPTIONS = types.CodeLensOptions(resolve_provider=False)
 
@@ -13,4 +15,4 @@ async def handle(ls, params: types.CodeLensParams) -> list[types.CodeLens] | Non
     snap = await ls.analyses.snapshot(params.text_document.uri)
     if snap is None:
         return None
-    return ls.gpu.code_lenses(snap)
+    return kernel_views.code_lenses(ls.gpu, snap)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from offload_ls.lsp import kernel_views
 from offload_ls.lsp.hover import hover_at, to_hover
 from offload_ls.lsp.positions import to_offset
 
@@ -22,7 +23,7 @@ async def handle(ls, params: types.HoverParams) -> types.Hover | None:
     text, span = found
     kernel = next((k for k in snap.analysis.kernels if k.name_span == span), None)
     if kernel is not None:
-        text += ls.gpu.resources_markdown(snap.path, kernel.name) or ""
+        text += kernel_views.resources_markdown(ls.gpu, snap.path, kernel.name) or ""
     launch = next((la for la in snap.analysis.launches if la.span == span), None)
     if launch is not None:
         table = ls.compiles.hover_table(snap, launch)
