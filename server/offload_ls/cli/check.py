@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Literal, TextIO
 
 from offload_ls.analysis.engine import analyze_tree
 from offload_ls.analysis.model import Finding, Level, Span
@@ -52,6 +52,10 @@ class Location:
     end_column: int
 
 
+#: how much a notice matters: ``error`` makes the exit status 2
+NoticeLevel = Literal["error", "warning", "note"]
+
+
 @dataclass(frozen=True)
 class Notice:
     """A message about the run rather than about the code: an unreadable path, a skipped
@@ -62,7 +66,7 @@ class Notice:
         text: the message. file: the file it is about, if any.
     """
 
-    level: str
+    level: NoticeLevel
     text: str
     file: "SourcePath | None" = None
     skipped: bool = False
