@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from offload_ls.toolchain import std_cache
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic, merge, parse_cargo_output
-from offload_ls.toolchain.lower import issue_diagnostics, map_diagnostics
+from offload_ls.toolchain.lower_map import issue_diagnostics, map_diagnostics
 from offload_ls.toolchain.plan import Pass, Plan
 from offload_ls.toolchain.process import CancelToken, Completed, run_async
 from offload_ls.toolchain.replay import STALE_ERRORS, ReplayCache, as_cargo_records, replay_env, with_verbose
