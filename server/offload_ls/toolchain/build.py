@@ -20,6 +20,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from offload_ls.toolchain import facts
 from offload_ls.toolchain.crate import Crate
@@ -71,7 +72,11 @@ class BuildPlan(Plan):
     cubin: Path | None = None
 
 
-def images_for(device_image: str, report: DoctorReport, out: Path) -> tuple[Image, ...]:
+#: which images a build embeds: the GPU's, the x86_64 host device's, or both
+DeviceImage = Literal["gpu", "host", "both"]
+
+
+def images_for(device_image: DeviceImage, report: DoctorReport, out: Path) -> tuple[Image, ...]:
     """Images to embed for ``device_image`` = ``gpu`` / ``host`` / ``both``.
 
     Raises:
@@ -95,7 +100,7 @@ def _require_offload_toolchain(report: DoctorReport) -> None:
                          + (f"\ninstall: {report.install}" if report.install else ""))
 
 
-def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
+def build_plan(crate: Crate, report: DoctorReport, device_image: DeviceImage = "gpu",
                timeouts: dict[str, float] | None = None) -> BuildPlan:
     """Passes that build ``crate``'s executable with the chosen device images.
 

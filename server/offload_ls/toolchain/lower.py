@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from offload_ls.toolchain.crate import Crate
 from offload_ls.toolchain.doctor import NATIVE, DoctorReport
@@ -50,6 +51,9 @@ from offload_ls.toolchain.lower_map import LineMapper
 from offload_ls.toolchain.lower_mirror import copy_tree, package_files, write_file
 from offload_ls.toolchain.lower_scan import MAX_FILE_BYTES, ScannedFile, file_module, module_tree, scan_file
 from offload_ls.workspace.files import FileTooLarge, read_source
+
+if TYPE_CHECKING:
+    from offload_ls.toolchain.build import DeviceImage
 
 #: LineMapper: imported from here by workflow.py
 __all__ = ["LineMapper", "Lowering", "lower_crate", "lower_for_pipeline"]
@@ -208,7 +212,8 @@ def _write_copy(low: Lowering, files: list[ScannedFile], found: Instances, roots
     copy_tree(mirror, out_root, {f.path.relative_to(mirror) for f in files}, skip, standalone=standalone)
 
 
-def lower_for_pipeline(crate: Crate, report: DoctorReport, device_image: str) -> tuple[Crate, Lowering | None]:
+def lower_for_pipeline(crate: Crate, report: DoctorReport,
+                       device_image: DeviceImage) -> tuple[Crate, Lowering | None]:
     """The crate the LLVM-tools pipeline builds: ``crate`` itself, or its lowered copy under
     ``target/offload-ls/lowered/<package>`` (``lowered-grid/`` with the host image's grid
     emulation, so checks and host-image builds never rewrite each other's copy) when it is
