@@ -1,5 +1,5 @@
-"""What the lowering (toolchain/lower.py) cannot handle in the user's source, as
-:class:`LoweringIssue`\\ s: a launch whose kernel cannot be resolved or whose arguments rustc
+"""What the lowering (toolchain/lower.py) cannot handle in the user's source, each a
+:class:`LoweringIssue`: a launch whose kernel cannot be resolved or whose arguments rustc
 1.96's intrinsic cannot honour, a path dependency the copy cannot reach, a barrier in a kernel
 the host image would run one thread at a time.
 
