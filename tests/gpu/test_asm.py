@@ -55,7 +55,7 @@ def test_cli_asm_errors_say_what_to_do(offload_report, example_copy, tmp_path):
     assert res.returncode == 2
     assert "no kernel `no_such_kernel` in the ptx listing; functions there: daxpy, fir, hash_u32, saxpy, triad" \
         in res.stderr
-    from offload_ls.toolchain.discover import find_cuda_tool
+    from offload_ls.toolchain.tools import find_cuda_tool
     sass = _asm(crate, "--format", "sass")
     if offload_report.ptxas is None:  # CI: no CUDA toolkit
         assert sass.returncode == 2 and "no sass listing: ptxas was not found (install the CUDA toolkit" in sass.stderr

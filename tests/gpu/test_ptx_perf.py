@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from offload_ls.gpu.ptx_perf import analyse_ptx
+from offload_ls.gpu.ptx_perf import analyze_ptx
 
 DATA = Path(__file__).parent / "data"
 
@@ -47,7 +47,7 @@ $L__BB0_2:
 
 
 def test_each_pattern_is_counted_in_its_entry():
-    (k,) = analyse_ptx(MODULE)  # the .func is not an entry
+    (k,) = analyze_ptx(MODULE)  # the .func is not an entry
     assert k.kernel == "k"
     # mul+add (line 11), mul+mul then sub reading the latest definition of %rd6: two pairs; an
     # add.rn.f32 whose operands no mul defined is not one
@@ -58,11 +58,11 @@ def test_each_pattern_is_counted_in_its_entry():
     advice = k.advice()
     assert advice.startswith("1 bounds check survived compilation (indexes the compiler could not prove in range")
     assert "2 multiply-add pairs are not fused" in advice and 'fp-contract = "fast"' in advice
-    assert analyse_ptx(".visible .entry e(\n)\n{\n\tret;\n}\n")[0].advice() is None
+    assert analyze_ptx(".visible .entry e(\n)\n{\n\tret;\n}\n")[0].advice() is None
 
 
 def test_offload_kernels_ptx_from_llc():
-    found = {k.kernel: k for k in analyse_ptx((DATA / "offload_kernels_sm90_lines.ptx").read_text())}
+    found = {k.kernel: k for k in analyze_ptx((DATA / "offload_kernels_sm90_lines.ptx").read_text())}
     assert sorted(found) == ["daxpy", "fir", "hash_u32", "saxpy", "triad"]
     assert (found["fir"].unfused, found["fir"].fma, found["fir"].bounds_checks) == (16, 0, 0)
     assert found["saxpy"].unfused_lines and all(":" in loc for loc in found["saxpy"].unfused_lines)
@@ -89,7 +89,7 @@ $L__BB0_2:
 \tret;
 }
 """
-    (k,) = analyse_ptx(ptx)
+    (k,) = analyze_ptx(ptx)
     # the add reads %r1 through the branch (a phi): instruction selection does not fuse across
     # blocks, so it is no pair; the helper's pair is not the kernel's
     assert (k.fp_instructions, k.unfused) == (3, 0)

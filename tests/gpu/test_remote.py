@@ -19,8 +19,10 @@ from local_cluster import LocalCluster
 
 from offload_ls.gpu.bundle import make_bundle
 from offload_ls.gpu.launch import run_binary
-from offload_ls.gpu.remote import JOB_SCRIPT, Shell, bundle_entries, check_glibc, stage
+from offload_ls.gpu.glibc import check_glibc
+from offload_ls.gpu.remote import JOB_SCRIPT, bundle_entries, stage
 from offload_ls.gpu.remote_run import run_on_target
+from offload_ls.gpu.shell import Shell
 from offload_ls.gpu.targets import RunTarget, TargetError
 from offload_ls.toolchain.process import CancelToken
 from offload_ls.workflow import build_crate

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from offload_ls.gpu.remote import Shell, Staged, _home_relative, bundle_entries, bundle_id, glibc_needed
+from offload_ls.gpu.glibc import glibc_needed
+from offload_ls.gpu.remote import Staged, _home_relative, bundle_entries, bundle_id
+from offload_ls.gpu.shell import Shell
 from offload_ls.gpu.slurm import Partition, check_partition, sbatch_argv
 from offload_ls.gpu.targets import LOCAL, RunTarget, TargetError, arch_of_gres, choose_target, parse_target
 from offload_ls.workspace.cargo import load_cargo_config, load_run_targets
@@ -182,7 +184,7 @@ def test_allowed_ssh_and_sbatch_options_pass():
 
 
 def test_follower_keeps_exact_bytes_across_polls():
-    from offload_ls.gpu.slurm import _Follower, _parse_poll
+    from offload_ls.gpu.slurm_follow import _Follower, _parse_poll
 
     lines: list[str] = []
     f = _Follower("out", lines.append)

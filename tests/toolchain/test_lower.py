@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from offload_ls.toolchain.diagnostics import SpanRef
-from offload_ls.toolchain.lower import lower_crate, map_span, uses_upstream_spelling
+from offload_ls.toolchain.lower import lower_crate
+from offload_ls.toolchain.lower_map import map_span
+from offload_ls.toolchain.lower_scan import uses_upstream_spelling
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "upstream-offload"
 

@@ -26,9 +26,10 @@ import pytest
 
 from offload_ls.toolchain.build import build_plan
 from offload_ls.toolchain.crate import Crate
-from offload_ls.toolchain.discover import LlvmTools, RustToolchain
+from offload_ls.toolchain.discover import RustToolchain
 from offload_ls.toolchain.doctor import NATIVE, DoctorReport
 from offload_ls.toolchain.plan import check_plan
+from offload_ls.toolchain.tools import LlvmTools
 
 # (rmake.rs's flags, with the manifest / device.bin placeholders offload-ls fills with absolute paths)
 RMAKE = {

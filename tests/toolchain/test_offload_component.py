@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from offload_ls.toolchain import doctor
-from offload_ls.toolchain.discover import (
+from offload_ls.toolchain.discover import RustToolchain
+from offload_ls.toolchain.rustup import (
     OffloadComponent,
-    RustToolchain,
     find_rustup,
     parse_component_list,
     probe_offload_component,

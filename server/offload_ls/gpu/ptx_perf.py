@@ -100,7 +100,7 @@ class PtxKernelPerf:
                 "boundsChecks": self.bounds_checks}
 
 
-def analyse_ptx(text: str) -> list[PtxKernelPerf]:
+def analyze_ptx(text: str) -> list[PtxKernelPerf]:
     """Every ``.entry`` of PTX module ``text`` with its counts, in module order. Non-entry
     ``.func`` bodies (device functions llc did not inline) are not counted."""
     files: dict[str, str] = {}
@@ -165,3 +165,7 @@ def _count(k: PtxKernelPerf, op: str, operands: list[str], last_def: dict[str, s
         k.bounds_checks += 1
     if dst is not None:
         last_def[dst] = ""
+
+
+#: the old spelling, which workflow.py imports until it says analyze_ptx
+analyse_ptx = analyze_ptx

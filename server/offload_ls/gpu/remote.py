@@ -1,8 +1,7 @@
 """Stage a bundle on a run target and run it there over ssh.
 
-Everything that runs on the target is an argv list: for ``ssh`` targets it becomes the one
-command string ssh sends by quoting each word with :func:`shlex.join` (ssh itself has no
-argv form); the scripts are constants that take their data as positional arguments
+Everything that runs on the target is an argv list (:class:`~offload_ls.gpu.shell.Shell`);
+the scripts are constants that take their data as positional arguments
 (``sh -c SCRIPT sh ARG...``), so no value is ever spliced into shell text.
 
 Staging is content-addressed (issue 14): the target keeps ``<work-dir>/objects/<sha256>``
@@ -20,16 +19,14 @@ import json
 import os
 import re
 import secrets
-import shlex
-import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from offload_ls.gpu.bundle import HASH_CACHE, sha256_file
-from offload_ls.gpu.targets import RunTarget, TargetError
-from offload_ls.toolchain.process import CancelToken, Completed, run_async
+from offload_ls.gpu.shell import Shell
+from offload_ls.gpu.targets import TargetError
+from offload_ls.toolchain.process import CancelToken, Completed
 
 Progress = Callable[[str], None]
 
@@ -221,79 +218,6 @@ def bundle_id(entries: Sequence[Entry]) -> str:
     return h.hexdigest()[:20]
 
 
-class Shell:
-    """Runs argv lists on a target: here (Slurm on this machine) or through the user's ssh.
-
-    ssh runs with ``BatchMode=yes`` (a password prompt would hang an editor: the user's
-    agent or keys must work) and the target's ``ssh-options``/``ssh-config``.
-    """
-
-    def __init__(self, target: RunTarget) -> None:
-        self.target = target
-
-    @property
-    def local(self) -> bool:
-        return not self.target.host
-
-    def _ssh_base(self, program: str) -> list[str]:
-        t = self.target
-        argv = [program, "-o", "BatchMode=yes"]
-        if not any(o.lower().startswith("connecttimeout=") for o in t.ssh_options):
-            argv += ["-o", f"ConnectTimeout={max(1, int(t.connect_timeout_s))}"]
-        if t.ssh_config:
-            argv += ["-F", os.path.expanduser(t.ssh_config)]
-        for opt in t.ssh_options:
-            argv += ["-o", opt]
-        return argv
-
-    def argv(self, command: Sequence[str]) -> list[str]:
-        """The local argv that runs ``command`` on the target."""
-        if self.local:
-            return list(command)
-        return [*self._ssh_base("ssh"), "--", self.target.host, shlex.join(command)]
-
-    async def run(self, command: Sequence[str], *, timeout: float, cancel: CancelToken | None = None,
-                  on_stdout: Callable[[str], None] | None = None,
-                  on_stderr: Callable[[str], None] | None = None) -> Completed:
-        """Run ``command`` on the target (never raises; see :class:`Completed`)."""
-        return await run_async(self.argv(command), timeout=timeout, cancel=cancel,
-                               on_stdout_line=on_stdout, on_stderr_line=on_stderr)
-
-    def unreachable(self, done: Completed) -> str | None:
-        """A sentence saying the target could not be reached, or ``None``: ssh's own
-        failures exit with 255 (ssh(1), EXIT STATUS)."""
-        if done.error:
-            return f"could not run {done.argv[0]}: {done.error}"
-        if self.local or done.returncode != 255:
-            return None
-        why = (done.stderr.strip().splitlines() or ["ssh exited with status 255"])[-1]
-        probe = shlex.join([*self._ssh_base("ssh"), "--", self.target.host, "true"])
-        return (f"cannot reach {self.target.host} over ssh ({why}); check that `{probe}` works "
-                f"without a password prompt (offload-ls runs ssh with BatchMode=yes: use ssh-agent or a key)")
-
-    async def upload(self, files: Sequence[tuple[Path, str]], remote_dir: str, timeout: float,
-                     cancel: CancelToken | None = None) -> Completed | None:
-        """Copy local files to ``remote_dir`` on the target, each under the given name
-        (``scp -p`` through a directory of links named so; a copy here for a local
-        target). ``None`` when there was nothing to copy or all went well locally."""
-        if not files:
-            return None
-        if self.local:
-            dest = Path(remote_dir)
-            dest.mkdir(parents=True, exist_ok=True)
-            for src, name in files:
-                shutil.copy2(src, dest / name)
-            return None
-        with tempfile.TemporaryDirectory(prefix="offload-ls-stage-") as tmp:
-            named = []
-            for src, name in files:
-                link = Path(tmp) / name
-                link.symlink_to(src.resolve())
-                named.append(str(link))
-            return await run_async([*self._ssh_base("scp"), "-q", "-p", "--", *named,
-                                    f"{self.target.host}:{remote_dir}/"], timeout=timeout, cancel=cancel)
-
-
 async def stage(shell: Shell, entries: Sequence[Entry], *, timeout: float = 600.0,
                 cancel: CancelToken | None = None, progress: Progress | None = None) -> Staged:
     """Put the bundle made of ``entries`` on the target (see the module's docstring).
@@ -401,39 +325,6 @@ def _raise_unless_ok(shell: Shell, done: Completed, what: str) -> None:
         raise TargetError(f"{what}: cancelled")
     detail = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
     raise TargetError(f"{what}: {detail[0]}")
-
-
-def glibc_needed(paths: Sequence[Path]) -> str:
-    """The newest ``GLIBC_2.N`` symbol version the given ELF files ask for (``"2.34"``), or
-    "" when none does. The version-need strings sit in ``.dynstr`` (the ELF gABI's symbol
-    versioning; what ``objdump -T`` lists)."""
-    best = (0, 0)
-    for p in paths:
-        try:
-            data = p.read_bytes()
-        except OSError:
-            continue
-        for m in re.finditer(rb"GLIBC_2\.(\d+)(?:\.(\d+))?\x00", data):
-            v = (2, int(m.group(1)))
-            if v > best:
-                best = v
-    return f"{best[0]}.{best[1]}" if best != (0, 0) else ""
-
-
-def version_tuple(v: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in re.findall(r"\d+", v)[:3])
-
-
-def check_glibc(bundle: Path, target_glibc: str, where: str) -> None:
-    """Raise :class:`TargetError` when the bundle's binary or libraries need a newer glibc
-    than the target's (they would fail to load there with "version `GLIBC_2.N' not found")."""
-    if not target_glibc:
-        return
-    files = [p for p in bundle.rglob("*") if p.is_file() and not p.is_symlink() and p.name != "run"]
-    need = glibc_needed(files)
-    if need and version_tuple(need) > version_tuple(target_glibc):
-        raise TargetError(f"the bundle needs glibc {need} but {where} has {target_glibc}: build on a machine with "
-                          f"glibc <= {target_glibc} (the login node, or a container of the cluster's OS)")
 
 
 async def run_over_ssh(shell: Shell, staged: Staged, program_args: Sequence[str], env: dict[str, str], *,

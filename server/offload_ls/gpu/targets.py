@@ -26,11 +26,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from offload_ls.workspace.cargo import RunTargetTables
 
-KINDS = ("local", "ssh", "slurm")
+#: where a bundle runs: this machine, a host over ssh, a Slurm batch job
+TargetKind = Literal["local", "ssh", "slurm"]
+KINDS: tuple[TargetKind, ...] = ("local", "ssh", "slurm")
 
 _HOST = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.-]*@)?[A-Za-z0-9_][A-Za-z0-9_.:-]*")
 _WORD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
@@ -97,7 +99,7 @@ class RunTarget:
     """
 
     name: str = "local"
-    kind: str = "local"
+    kind: TargetKind = "local"
     host: str = ""
     work_dir: str = "~/.cache/offload-ls/runs"
     ssh_options: tuple[str, ...] = ()

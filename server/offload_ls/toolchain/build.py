@@ -20,11 +20,11 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from offload_ls.toolchain import facts
 from offload_ls.toolchain.crate import Crate
-from offload_ls.toolchain.discover import find_cuda_tool
-from offload_ls.toolchain.doctor import NATIVE, DoctorReport
+from offload_ls.toolchain.doctor import HOST_ONLY, NATIVE, DoctorReport
 from offload_ls.toolchain.facts import HOST_TRIPLE
 from offload_ls.toolchain.plan import (
     DEFAULT_TIMEOUTS,
@@ -38,6 +38,7 @@ from offload_ls.toolchain.plan import (
     kernel_manifest,
 )
 from offload_ls.toolchain.relink import CAPTURE_ARGS
+from offload_ls.toolchain.tools import find_cuda_tool
 
 
 @dataclass(frozen=True)
@@ -71,7 +72,11 @@ class BuildPlan(Plan):
     cubin: Path | None = None
 
 
-def images_for(device_image: str, report: DoctorReport, out: Path) -> tuple[Image, ...]:
+#: which images a build embeds: the GPU's, the x86_64 host device's, or both
+DeviceImage = Literal["gpu", "host", "both"]
+
+
+def images_for(device_image: DeviceImage, report: DoctorReport, out: Path) -> tuple[Image, ...]:
     """Images to embed for ``device_image`` = ``gpu`` / ``host`` / ``both``.
 
     Raises:
@@ -90,12 +95,12 @@ def images_for(device_image: str, report: DoctorReport, out: Path) -> tuple[Imag
 def _require_offload_toolchain(report: DoctorReport) -> None:
     """Raises ValueError (saying what to install) unless ``report`` found a toolchain that can
     compile for a device."""
-    if report.pipeline == "host-only" or report.toolchain is None or report.llvm is None:
+    if report.pipeline == HOST_ONLY or report.toolchain is None or report.llvm is None:
         raise ValueError("no offload-capable toolchain: " + ("; ".join(report.missing) or "see `offload-ls doctor`")
                          + (f"\ninstall: {report.install}" if report.install else ""))
 
 
-def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
+def build_plan(crate: Crate, report: DoctorReport, device_image: DeviceImage = "gpu",
                timeouts: dict[str, float] | None = None) -> BuildPlan:
     """Passes that build ``crate``'s executable with the chosen device images.
 
@@ -107,11 +112,8 @@ def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
     if crate.bin is None:
         raise ValueError(f"{crate.manifest}: no binary target to build (pass --bin NAME)")
     t = {**DEFAULT_TIMEOUTS, **(timeouts or {})}
-    tc, llvm = report.toolchain, report.llvm
-    tools = llvm.tools
+    tools = report.llvm.tools
     out = crate.out_dir / "build"
-    env = _base_env(report)
-    manifest = ("--manifest-path", str(crate.manifest))
     cwd = crate.manifest.parent
     images = images_for(device_image, report, out)
     plan = BuildPlan(crate, report.pipeline, images=images)
@@ -131,11 +133,21 @@ def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
     plan.passes.append(Pass("bundle", "link", (tools["llvm-offload-binary"], "-o", str(bundle), *image_args),
                             {}, cwd, t["tool"], (bundle,), json=False, needs_clean=True))
     embed = out / f"offload-image-{{sha:{bundle}}}.o"
-    clang = tools["clang"]
     if report.pipeline != NATIVE:
-        plan.passes.append(Pass("embed", "link", (clang, "-c", "-x", "c", "/dev/null", "-Xclang",
+        plan.passes.append(Pass("embed", "link", (tools["clang"], "-c", "-x", "c", "/dev/null", "-Xclang",
                                                   f"-fembed-offload-object={bundle}", "-o", str(embed)),
                                 {}, cwd, t["tool"], (), json=False, needs_clean=True))
+    plan.passes.append(_host_pass(crate, report, images, bundle, embed, plan.exe, t))
+    return plan
+
+
+def _host_pass(crate: Crate, report: DoctorReport, images: tuple[Image, ...], bundle: Path, embed: Path,
+               exe: Path, t: dict[str, float]) -> Pass:
+    """The host build: ``cargo rustc --release`` linking the device images (``bundle``,
+    embedded as ``embed`` by the LLVM-tools pipeline) through clang-linker-wrapper."""
+    tc, llvm = report.toolchain, report.llvm
+    clang = llvm.tools["clang"]
+    out = crate.out_dir / "build"
     llvm_lib = str(Path(llvm.libomptarget).parent) if llvm.libomptarget else f"/usr/lib/llvm-{llvm.major}/lib"
     gpu_arch = next((img.arch for img in images if img.triple != HOST_TRIPLE), None)
     link = ["-L", f"native={llvm_lib}", "-l", "dylib=omptarget", f"-Clinker={clang}",
@@ -147,7 +159,7 @@ def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
         link.insert(6, f"-Clink-arg=--offload-arch={gpu_arch}")
     if gpu_arch and report.cuda_path and report.target.startswith("nvptx"):
         link.append(f"-Clink-arg=--cuda-path={report.cuda_path}")
-    host_env = dict(env)
+    host_env = _base_env(report)
     # clang-linker-wrapper finds clang, ld.lld and ptxas on PATH (docs/offload-notes.md).
     path_dirs = [str(Path(clang).parent)] + ([str(Path(report.ptxas).parent)] if report.ptxas else [])
     host_env["PATH"] = ":".join([*path_dirs, os.environ.get("PATH", "")])
@@ -158,12 +170,12 @@ def build_plan(crate: Crate, report: DoctorReport, device_image: str = "gpu",
     else:
         # the link command and the LTO'd object are kept for relinking after device-only edits
         mode = ["-Zoffload=Test", f"-Clink-arg={embed}", *CAPTURE_ARGS]
-    plan.passes.append(Pass(
+    return Pass(
         "host", "host",
-        (tc.cargo, *RELEASE_PROFILE, "rustc", "--release", "--message-format=json", *manifest,
-         *_target_args(crate), "--target-dir", str(out / "target-host"), "--", *mode, "-Zunstable-options", facts.CHECK_DEVICE_CFGS, *link),
-        host_env, cwd, t["build"], (plan.exe,), needs_clean=True))
-    return plan
+        (tc.cargo, *RELEASE_PROFILE, "rustc", "--release", "--message-format=json", "--manifest-path",
+         str(crate.manifest), *_target_args(crate), "--target-dir", str(out / "target-host"), "--", *mode,
+         "-Zunstable-options", facts.CHECK_DEVICE_CFGS, *link),
+        host_env, crate.manifest.parent, t["build"], (exe,), needs_clean=True)
 
 
 def device_image_passes(crate: Crate, report: DoctorReport, img: Image, out: Path, t: dict[str, float],
@@ -175,8 +187,18 @@ def device_image_passes(crate: Crate, report: DoctorReport, img: Image, out: Pat
     carries ``.loc`` directives (the assembly view's source mapping); LLVM keeps code generation
     independent of debug info, so the instructions are those of a build without it.
     """
-    tc, tools = report.toolchain, report.llvm.tools
-    cwd = crate.manifest.parent
+    gpu = img.triple != HOST_TRIPLE
+    passes = [_device_pass(crate, report, img, out, t, line_tables)]
+    passes += _device_ir_passes(crate, report, img, t)
+    if gpu and (img.triple.startswith("nvptx") or line_tables) and report.llvm.tools.get("llc"):
+        passes += _device_asm_passes(crate, report, img, t)
+    return passes
+
+
+def _device_pass(crate: Crate, report: DoctorReport, img: Image, out: Path, t: dict[str, float],
+                 line_tables: bool) -> Pass:
+    """``cargo rustc`` for the device target, emitting ``img.raw_bc``."""
+    tc = report.toolchain
     gpu = img.triple != HOST_TRIPLE
     dev_env = _base_env(report)
     if gpu:
@@ -188,54 +210,64 @@ def device_image_passes(crate: Crate, report: DoctorReport, img: Image, out: Pat
         native = (list(facts.native_device_args(str(kernel_manifest(out)))) if tc.three_pass
                   else ["-Zoffload=Device"])
     debug = ["-Cdebuginfo=line-tables-only"] if line_tables else []
-    passes = [Pass(
+    return Pass(
         name=f"device-{img.tag}", label=f"device {img.triple.split('-')[0]} {img.arch}",
         argv=(tc.cargo, *(device_cargo_config(report) if gpu else ()), *RELEASE_PROFILE, "rustc", "--release",
               "--message-format=json", "--manifest-path", str(crate.manifest), *_target_args(crate),
               "--target", img.triple, *build_std, "--target-dir", str(out / "target-device"), "--", *native,
               *facts.device_cfg_args(), *debug, f"-Clinker={shutil.which('true') or '/bin/true'}",
               f"--emit=llvm-bc={img.raw_bc},link"),
-        env=dev_env, cwd=cwd, timeout=t["build"], emits=(img.raw_bc,))]
+        env=dev_env, cwd=crate.manifest.parent, timeout=t["build"], emits=(img.raw_bc,))
+
+
+def _device_ir_passes(crate: Crate, report: DoctorReport, img: Image, t: dict[str, float]) -> list[Pass]:
+    """``img.raw_bc`` -> ``img.bc``: through the textual IR fixes (the kernel ABI for the
+    LLVM-tools pipeline, FP contraction, the register limit) when one applies, else a copy."""
+    tools = report.llvm.tools
+    cwd = crate.manifest.parent
     contract = crate.fp_contract == "fast"
-    limit = crate.max_registers if gpu and img.triple.startswith("nvptx") else None
-    if report.pipeline != NATIVE or contract or limit:
-        dis = Pass(f"llvm-dis-{img.tag}", "device ABI", (tools["llvm-dis"], str(img.raw_bc), "-o", str(img.raw_ll)),
-                   {}, cwd, t["tool"], (img.raw_ll,), json=False, needs_clean=True)
-        # (module, pass name, label, arguments before IN OUT)
-        steps: list[tuple[str, str, str, tuple[str, ...]]] = []
-        if report.pipeline != NATIVE:
-            steps.append(("kernel_abi", "kernel-abi", "device ABI", ()))
-        if contract:  # toolchain/fp_contract.py: fp-contract = "fast"
-            steps.append(("fp_contract", "fp-contract", "device FP contraction", ()))
-        if limit:  # toolchain/max_registers.py: max-registers = N
-            steps.append(("max_registers", "max-registers", "device register limit", (str(limit),)))
-        passes.append(dis)
-        src = img.raw_ll
-        for j, (module, name, label, extra) in enumerate(steps):
-            dst = img.fixed_ll if j == len(steps) - 1 else img.fixed_ll.with_suffix(f".{name}.ll")
-            passes.append(Pass(f"{name}-{img.tag}", label,
-                               (sys.executable, "-m", f"offload_ls.toolchain.{module}", *extra, str(src), str(dst)),
-                               {}, cwd, t["tool"], (dst,), json=False, needs_clean=True))
-            src = dst
-        passes.append(Pass(f"llvm-as-{img.tag}", "device ABI",
-                           (str(Path(tools["llvm-dis"]).with_name("llvm-as")), str(img.fixed_ll), "-o", str(img.bc)),
-                           {}, cwd, t["tool"], (img.bc,), json=False, needs_clean=True))
-    else:
-        passes.append(Pass(f"copy-{img.tag}", "device", ("cp", str(img.raw_bc), str(img.bc)),
-                           {}, cwd, t["tool"], (img.bc,), json=False, needs_clean=True))
-    if gpu and (img.triple.startswith("nvptx") or line_tables) and tools.get("llc"):
-        # PTX only for inspection (the linker wrapper compiles the embedded bitcode itself):
-        # opt -O3 first, as its LTO does, so the kernel entry points are inlined as in the real image.
-        opt_bc = img.bc.with_suffix(".opt.bc")
-        label = "device PTX" if img.triple.startswith("nvptx") else "device assembly"
-        passes += [
-            Pass(f"opt-{img.tag}", label, (tools["opt"], "-O3", str(img.bc), "-o", str(opt_bc)),
-                 {}, cwd, t["tool"], (opt_bc,), json=False, needs_clean=True),
-            Pass(f"llc-{img.tag}", label,
-                 (tools["llc"], "-O3", f"-mcpu={img.arch}", str(opt_bc), "-o", str(img.asm)),
-                 {}, cwd, t["tool"], (img.asm,), json=False, needs_clean=True)]
+    limit = crate.max_registers if img.triple != HOST_TRIPLE and img.triple.startswith("nvptx") else None
+    if not (report.pipeline != NATIVE or contract or limit):
+        return [Pass(f"copy-{img.tag}", "device", ("cp", str(img.raw_bc), str(img.bc)),
+                     {}, cwd, t["tool"], (img.bc,), json=False, needs_clean=True)]
+    dis = Pass(f"llvm-dis-{img.tag}", "device ABI", (tools["llvm-dis"], str(img.raw_bc), "-o", str(img.raw_ll)),
+               {}, cwd, t["tool"], (img.raw_ll,), json=False, needs_clean=True)
+    # (module, pass name, label, arguments before IN OUT)
+    steps: list[tuple[str, str, str, tuple[str, ...]]] = []
+    if report.pipeline != NATIVE:
+        steps.append(("kernel_abi", "kernel-abi", "device ABI", ()))
+    if contract:  # toolchain/fp_contract.py: fp-contract = "fast"
+        steps.append(("fp_contract", "fp-contract", "device FP contraction", ()))
+    if limit:  # toolchain/max_registers.py: max-registers = N
+        steps.append(("max_registers", "max-registers", "device register limit", (str(limit),)))
+    passes = [dis]
+    src = img.raw_ll
+    for j, (module, name, label, extra) in enumerate(steps):
+        dst = img.fixed_ll if j == len(steps) - 1 else img.fixed_ll.with_suffix(f".{name}.ll")
+        passes.append(Pass(f"{name}-{img.tag}", label,
+                           (sys.executable, "-m", f"offload_ls.toolchain.{module}", *extra, str(src), str(dst)),
+                           {}, cwd, t["tool"], (dst,), json=False, needs_clean=True))
+        src = dst
+    passes.append(Pass(f"llvm-as-{img.tag}", "device ABI",
+                       (str(Path(tools["llvm-dis"]).with_name("llvm-as")), str(img.fixed_ll), "-o", str(img.bc)),
+                       {}, cwd, t["tool"], (img.bc,), json=False, needs_clean=True))
     return passes
 
+
+def _device_asm_passes(crate: Crate, report: DoctorReport, img: Image, t: dict[str, float]) -> list[Pass]:
+    """PTX (or AMD assembly) of ``img.bc``, only for inspection (the linker wrapper compiles
+    the embedded bitcode itself): ``opt -O3`` first, as its LTO does, so the kernel entry
+    points are inlined as in the real image."""
+    tools = report.llvm.tools
+    cwd = crate.manifest.parent
+    opt_bc = img.bc.with_suffix(".opt.bc")
+    label = "device PTX" if img.triple.startswith("nvptx") else "device assembly"
+    return [
+        Pass(f"opt-{img.tag}", label, (tools["opt"], "-O3", str(img.bc), "-o", str(opt_bc)),
+             {}, cwd, t["tool"], (opt_bc,), json=False, needs_clean=True),
+        Pass(f"llc-{img.tag}", label,
+             (tools["llc"], "-O3", f"-mcpu={img.arch}", str(opt_bc), "-o", str(img.asm)),
+             {}, cwd, t["tool"], (img.asm,), json=False, needs_clean=True)]
 
 @dataclass
 class AssemblyPlan(Plan):

@@ -9,13 +9,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from dataclasses import dataclass, field, replace
 
 from offload_ls.toolchain import std_cache
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic, merge, parse_cargo_output
-from offload_ls.toolchain.lower import issue_diagnostics, map_diagnostics
+from offload_ls.toolchain.lower import Lowering
+from offload_ls.toolchain.lower_map import issue_diagnostics, map_diagnostics
 from offload_ls.toolchain.plan import Pass, Plan
 from offload_ls.toolchain.process import CancelToken, Completed, run_async
 from offload_ls.toolchain.replay import STALE_ERRORS, ReplayCache, as_cargo_records, replay_env, with_verbose
@@ -111,13 +112,7 @@ async def run_plan(plan: Plan, cancel: CancelToken | None = None,
     shared = std_cache.device_targets(plan.passes) if passes else {}
     for target_dir, key in shared.items():
         std_cache.seed(target_dir, key)
-    i = 0
-    while i < len(passes):
-        group = [passes[i]]
-        if passes[i][1].concurrent:
-            while i + len(group) < len(passes) and passes[i + len(group)][1].concurrent:
-                group.append(passes[i + len(group)])
-        i += len(group)
+    for group in _groups(passes):
         if cancel is not None and cancel.cancelled:
             result.cancelled = True
             break
@@ -129,28 +124,58 @@ async def run_plan(plan: Plan, cancel: CancelToken | None = None,
             if pass_result.completed is not None and pass_result.completed.cancelled:
                 result.cancelled = True
             p = next(p for _, p in group if p.name == pass_result.name)
-            if p.name == "host-ir" and pass_result.completed is not None and pass_result.completed.ok and p.emits:
-                try:
-                    result.transfers = parse_ir_file(p.emits[0])
-                except OSError as exc:
-                    all_diags.append(CompilerDiagnostic(
-                        [p.label], "warning", f"could not read the host IR for the transfer plan: {exc}", None))
+            all_diags += _read_transfers(p, pass_result, result)
         if result.cancelled:
             break
+    _save_std_cache(plan, result, shared)
+    if low is not None:
+        all_diags = _to_user_files(low, result, all_diags)
+    result.diagnostics = merge(all_diags)
+    return result
+
+
+def _groups(passes: list[tuple[int, Pass]]) -> Iterator[list[tuple[int, Pass]]]:
+    """The passes in running order: consecutive ``concurrent`` passes together, others alone."""
+    i = 0
+    while i < len(passes):
+        group = [passes[i]]
+        if passes[i][1].concurrent:
+            while i + len(group) < len(passes) and passes[i + len(group)][1].concurrent:
+                group.append(passes[i + len(group)])
+        i += len(group)
+        yield group
+
+
+def _read_transfers(p: Pass, pass_result: PassResult, result: CheckResult) -> list[CompilerDiagnostic]:
+    """After a successful ``host-ir`` pass: its transfer plan into ``result.transfers`` (a
+    warning when the IR cannot be read)."""
+    if p.name == "host-ir" and pass_result.completed is not None and pass_result.completed.ok and p.emits:
+        try:
+            result.transfers = parse_ir_file(p.emits[0])
+        except OSError as exc:
+            return [CompilerDiagnostic(
+                [p.label], "warning", f"could not read the host IR for the transfer plan: {exc}", None)]
+    return []
+
+
+def _save_std_cache(plan: Plan, result: CheckResult, shared: dict) -> None:
+    """Keep the device ``core`` builds of device passes that succeeded (toolchain/std_cache.py)."""
     device_ok = {Path(p.argv[p.argv.index("--target-dir") + 1]) for p in plan.passes for r in result.passes
                  if r.name == p.name and p.name.startswith("device") and "--target-dir" in p.argv
                  and r.completed is not None and r.completed.ok}
     for target_dir, key in shared.items():
         if target_dir in device_ok and not result.cancelled:
             std_cache.save(target_dir, key)
-    if low is not None:
-        # spans of the generated copy back to the user's files (toolchain/lower.py)
-        all_diags = issue_diagnostics(low) + map_diagnostics(low, all_diags)
-        for entry, kt in result.transfers.items():
-            by_ref = low.by_reference.get(entry, set())
-            kt.args = [replace(a, value_by_reference=True) if a.index in by_ref else a for a in kt.args]
-    result.diagnostics = merge(all_diags)
-    return result
+
+
+def _to_user_files(low: Lowering, result: CheckResult, diags: list[CompilerDiagnostic]) -> list[CompilerDiagnostic]:
+    """Spans of the generated copy back to the user's files (toolchain/lower_map.py), after
+    the lowering's own issues; the transfer plan's by-reference arguments marked."""
+    mapped = issue_diagnostics(low) + map_diagnostics(low, diags)
+    for entry, kt in result.transfers.items():
+        by_ref = low.by_reference.get(entry, set())
+        kt.args = [replace(a, value_by_reference=True) if a.index in by_ref else a for a in kt.args]
+    return mapped
 
 
 async def _run_one(plan: Plan, index: int, p: Pass, cancel, on_pass, on_line, state: dict,

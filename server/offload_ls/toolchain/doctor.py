@@ -13,25 +13,25 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 
 from offload_ls.toolchain import facts
 from offload_ls.toolchain.cache import ProbeCache
-from offload_ls.toolchain.discover import (
-    Gpu,
-    LlvmTools,
-    OffloadComponent,
-    RustToolchain,
-    candidate_toolchains,
-    find_cuda_path,
-    find_gpus,
-    find_llvm_tools,
-    find_ptxas,
-    find_rustup,
-    probe_offload_component,
-    probe_toolchain,
-)
+from offload_ls.toolchain.discover import RustToolchain, candidate_toolchains, probe_toolchain
+from offload_ls.toolchain.rustup import OffloadComponent, find_rustup, probe_offload_component
+from offload_ls.toolchain.tools import Gpu, LlvmTools, find_cuda_path, find_gpus, find_llvm_tools, find_ptxas
 
-NATIVE, LLVM_TOOLS, HOST_ONLY = "native", "llvm-tools", "host-only"
+
+class Pipeline(StrEnum):
+    """How a crate's device code is compiled (the module docstring); the value is what
+    reports, JSON and build stamps say."""
+
+    NATIVE = "native"
+    LLVM_TOOLS = "llvm-tools"
+    HOST_ONLY = "host-only"
+
+
+NATIVE, LLVM_TOOLS, HOST_ONLY = Pipeline.NATIVE, Pipeline.LLVM_TOOLS, Pipeline.HOST_ONLY
 
 
 @dataclass
@@ -48,7 +48,7 @@ class DoctorReport:
 
     toolchains: list[RustToolchain]
     chosen: int | None
-    pipeline: str
+    pipeline: Pipeline
     llvm: LlvmTools | None
     ptxas: str | None
     gpus: list[Gpu]
@@ -105,7 +105,40 @@ def run_doctor(rustc: str | None = None, cargo: str | None = None, arch: str | N
     gpus, gpu_notes = ([], [])
     ptxas = find_ptxas()
 
-    best: tuple[int, str, LlvmTools | None, list[str]] | None = None
+    best, reasons = _choose(toolchains, target, explicit=rustc is not None)
+    if probe_gpus:
+        device_info = best[2].tools.get("llvm-offload-device-info") if best and best[2] else None
+        gpus, gpu_notes = find_gpus(device_info)
+    default_arch = next((g.arch for g in gpus if g.arch and g.vendor == ("amd" if target.startswith("amdgcn") else "nvidia")), None)
+    report = DoctorReport(
+        toolchains=toolchains, chosen=best[0] if best else None,
+        pipeline=best[1] if best else HOST_ONLY, llvm=best[2] if best else None,
+        ptxas=ptxas, gpus=gpus, target=target, cuda_path=find_cuda_path(ptxas),
+        arch=arch or default_arch or fallback_arch or facts.GPU_TARGETS.get(target, "sm_90"), notes=gpu_notes,
+    )
+    if best is None:
+        report.missing = ["no Rust toolchain with cargo found"] + reasons
+        report.install = facts.install_command()
+    elif best[1] == HOST_ONLY:
+        report.missing = reasons
+        report.install = facts.install_command()
+    _pipeline_notes(report)
+    _explain(report)
+    if not gpus and probe_gpus:
+        report.notes.append("no GPU found (nvidia-smi / rocm-smi): builds work; runs need "
+                            "--device-image host (libomptarget's Virtual Host Device)")
+    return report
+
+
+#: (index into the toolchains, pipeline, its LLVM tools, what keeps it from a better one)
+_Choice = tuple[int, Pipeline, LlvmTools | None, list[str]]
+
+
+def _choose(toolchains: list[RustToolchain], target: str, explicit: bool) -> tuple[_Choice | None, list[str]]:
+    """The best toolchain for ``target`` (``None``: no usable rustc) and, per toolchain that
+    falls short, why. ``explicit``: the first candidate is the ``rustc`` setting, used when it
+    works even if another could do more."""
+    best: _Choice | None = None
     reasons: list[str] = []
     for i, tc in enumerate(toolchains):
         if tc.error or tc.cargo is None:
@@ -131,36 +164,19 @@ def run_doctor(rustc: str | None = None, cargo: str | None = None, arch: str | N
             reasons.append(f"{tc.rustc} ({tc.release}): " + "; ".join(gaps))
             if best is None:
                 best = (i, HOST_ONLY, llvm, gaps)
-        if i == 0 and rustc is not None and best is not None and best[0] == 0:
+        if i == 0 and explicit and best is not None and best[0] == 0:
             break  # an explicitly chosen rustc that works is used, even if another could do more
+    return best, reasons
 
-    if probe_gpus:
-        device_info = best[2].tools.get("llvm-offload-device-info") if best and best[2] else None
-        gpus, gpu_notes = find_gpus(device_info)
-    default_arch = next((g.arch for g in gpus if g.arch and g.vendor == ("amd" if target.startswith("amdgcn") else "nvidia")), None)
-    report = DoctorReport(
-        toolchains=toolchains, chosen=best[0] if best else None,
-        pipeline=best[1] if best else HOST_ONLY, llvm=best[2] if best else None,
-        ptxas=ptxas, gpus=gpus, target=target, cuda_path=find_cuda_path(ptxas),
-        arch=arch or default_arch or fallback_arch or facts.GPU_TARGETS.get(target, "sm_90"), notes=gpu_notes,
-    )
-    if best is None:
-        report.missing = ["no Rust toolchain with cargo found"] + reasons
-        report.install = facts.install_command()
-    elif best[1] == HOST_ONLY:
-        report.missing = reasons
-        report.install = facts.install_command()
-    if report.pipeline != HOST_ONLY and target.startswith("nvptx") and ptxas is None:
+
+def _pipeline_notes(report: DoctorReport) -> None:
+    """Notes on what the chosen device pipeline lacks: ptxas for NVIDIA links, native offload."""
+    if report.pipeline != HOST_ONLY and report.target.startswith("nvptx") and report.ptxas is None:
         report.notes.append("ptxas not found: checks work, but linking an NVIDIA GPU binary needs "
                             "CUDA's ptxas (CUDA_PATH, /usr/local/cuda/bin, or PyPI's nvidia-cuda-nvcc)")
     if report.toolchain and report.pipeline != HOST_ONLY and not report.toolchain.native_offload:
         report.notes.append(f"{report.toolchain.rustc}: {report.toolchain.native_note}; "
                             "using the LLVM-tools pipeline")
-    _explain(report)
-    if not gpus and probe_gpus:
-        report.notes.append("no GPU found (nvidia-smi / rocm-smi): builds work; runs need "
-                            "--device-image host (libomptarget's Virtual Host Device)")
-    return report
 
 
 def _explain(report: DoctorReport) -> None:
@@ -207,7 +223,26 @@ def _explain(report: DoctorReport) -> None:
 
 def render_text(report: DoctorReport) -> str:
     """A readable table of the report (what ``offload-ls doctor`` prints)."""
-    lines = ["Rust toolchains:"]
+    lines = ["Rust toolchains:", *_toolchain_table(report), *_tool_lines(report), ""]
+    tc = report.toolchain
+    lines.append(f"Pipeline: {report.pipeline}" + (f" with {tc.rustc} {tc.release}" if tc else "")
+                 + f", device target {report.target} ({report.arch})")
+    if report.why:
+        lines.append(f"  why: {report.why}")
+    for m in report.missing:
+        lines.append(f"  missing: {m}")
+    if report.install:
+        lines.append(f"  install: {report.install}")
+    for n in report.notes:
+        lines.append(f"  note: {n}")
+    if report.native_fix:
+        lines.append(f"  native pipeline (today's nightly, three passes): {report.native_fix}")
+    return "\n".join(lines)
+
+
+def _toolchain_table(report: DoctorReport) -> list[str]:
+    """One row per probed rustc (``*``: the chosen one), columns as wide as their cells."""
+    lines = []
     rows = []
     for i, tc in enumerate(report.toolchains):
         mark = "*" if i == report.chosen else " "
@@ -225,6 +260,12 @@ def render_text(report: DoctorReport) -> str:
         cells = r if len(r) > 3 else (*r[:2], r[2])
         lines.append("  " + " ".join(cell.ljust(widths[c]) if c < len(cells) - 1 else cell
                                      for c, cell in enumerate(cells)).rstrip())
+    return lines
+
+
+def _tool_lines(report: DoctorReport) -> list[str]:
+    """LLVM's tools, rustup's component, ptxas, the AMD linker and the GPUs found."""
+    lines = []
     if report.llvm:
         lines.append(f"LLVM {report.llvm.major} tools ({report.llvm.bin_dir or 'not found'}):")
         for tool, path in report.llvm.tools.items():
@@ -252,21 +293,7 @@ def render_text(report: DoctorReport) -> str:
             lines.append(f"    {g.vendor} {g.name} ({g.arch or 'arch ?'}) via {g.source}")
     else:
         lines.append("GPUs: none found")
-    lines.append("")
-    tc = report.toolchain
-    lines.append(f"Pipeline: {report.pipeline}" + (f" with {tc.rustc} {tc.release}" if tc else "")
-                 + f", device target {report.target} ({report.arch})")
-    if report.why:
-        lines.append(f"  why: {report.why}")
-    for m in report.missing:
-        lines.append(f"  missing: {m}")
-    if report.install:
-        lines.append(f"  install: {report.install}")
-    for n in report.notes:
-        lines.append(f"  note: {n}")
-    if report.native_fix:
-        lines.append(f"  native pipeline (today's nightly, three passes): {report.native_fix}")
-    return "\n".join(lines)
+    return lines
 
 
 def render_json(report: DoctorReport) -> str:

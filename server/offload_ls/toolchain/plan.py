@@ -15,7 +15,7 @@ from pathlib import Path
 
 from offload_ls.toolchain import facts
 from offload_ls.toolchain.crate import Crate
-from offload_ls.toolchain.doctor import NATIVE, DoctorReport
+from offload_ls.toolchain.doctor import HOST_ONLY, NATIVE, DoctorReport, Pipeline
 from offload_ls.toolchain.lower import Lowering
 
 RELEASE_PROFILE = ("--config", 'profile.release.lto="fat"', "--config", 'profile.release.panic="abort"',
@@ -56,7 +56,7 @@ class Plan:
     """Passes in order, plus what the plan is for."""
 
     crate: Crate
-    pipeline: str
+    pipeline: Pipeline
     passes: list[Pass] = field(default_factory=list)
     #: set when ``crate`` is the lowered copy of the user's package (toolchain/lower.py):
     #: running the plan maps diagnostics back, and runs nothing if the lowering failed
@@ -136,7 +136,7 @@ def check_plan(crate: Crate, report: DoctorReport, timeouts: dict[str, float] | 
     # today's nightly: the device pass reads the kernel manifest the host metadata pass writes
     plan.passes += host_metadata_passes(crate, report, out, t, release=False)
     native_device = facts.native_device_args(str(kernel_manifest(out))) if three_pass else ()
-    if report.pipeline != "host-only":
+    if report.pipeline != HOST_ONLY:
         std = tc.gpu_std.get(report.target)
         build_std = ["-Zbuild-std=core"] if std == "build-std" else []
         plan.passes.append(Pass(
@@ -151,7 +151,7 @@ def check_plan(crate: Crate, report: DoctorReport, timeouts: dict[str, float] | 
               *_target_args(crate), "--target-dir", str(out / "host"), "--", facts.CHECK_DEVICE_CFGS,
               *(["-Zoffload=Test", "-Zunstable-options"] if tc.supports_test_mode else [])),
         env=env, cwd=crate.manifest.parent, timeout=t["check"], concurrent=True, replayable=True))
-    if transfer_plan and report.pipeline != "host-only" and (tc.supports_test_mode or three_pass) and crate.bin:
+    if transfer_plan and report.pipeline != HOST_ONLY and (tc.supports_test_mode or three_pass) and crate.bin:
         true = shutil.which("true") or "/bin/true"
         mode = ["-Zoffload=Test", "-Zunstable-options"]
         if three_pass:

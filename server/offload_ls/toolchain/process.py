@@ -224,58 +224,61 @@ async def run_async(argv: Sequence[str], *, timeout: float, cwd: Path | None = N
         _untrack(proc.pid)
 
 
+async def _pump(stream, sink: list[str], callback) -> None:
+    """Read ``stream`` to its end, line by line, into ``sink`` (at most MAX_CAPTURE bytes kept)
+    and ``callback``."""
+    # Chunks, not readline(): asyncio's readline raises on a line over 64 KiB (a rustc
+    # JSON diagnostic with a long type in it), which ended the whole run.
+    kept = dropped = 0
+    parts: list[bytes] = []
+    partial = 0
+
+    def emit(raw: bytes) -> None:
+        nonlocal kept, dropped
+        text = raw.decode("utf-8", "replace")
+        if kept + len(raw) <= MAX_CAPTURE:
+            sink.append(text)
+            kept += len(raw) + 1
+        else:
+            dropped += len(raw) + 1
+        if callback is not None:
+            callback(text)
+
+    while True:
+        chunk = await stream.read(1 << 16)
+        if not chunk:
+            break
+        start = 0
+        while True:
+            nl = chunk.find(b"\n", start)
+            if nl < 0:
+                parts.append(chunk[start:])
+                partial += len(chunk) - start
+                if partial > MAX_CAPTURE:  # a "line" that never ends: cut it
+                    emit(b"".join(parts))
+                    parts.clear()
+                    partial = 0
+                break
+            parts.append(chunk[start:nl])
+            emit(b"".join(parts))
+            parts.clear()
+            partial = 0
+            start = nl + 1
+    if partial:
+        emit(b"".join(parts))
+    if dropped:
+        sink.append(f"[offload-ls: {dropped} more bytes of output were not kept]")
+
+
 async def _supervise(proc, argv: tuple[str, ...], start: float, timeout: float, cancel: CancelToken | None,
                      on_stdout_line, on_stderr_line) -> Completed:
     out_lines: list[str] = []
     err_lines: list[str] = []
 
-    async def pump(stream, sink, callback):
-        # Chunks, not readline(): asyncio's readline raises on a line over 64 KiB (a rustc
-        # JSON diagnostic with a long type in it), which ended the whole run.
-        kept = dropped = 0
-        parts: list[bytes] = []
-        partial = 0
-
-        def emit(raw: bytes) -> None:
-            nonlocal kept, dropped
-            text = raw.decode("utf-8", "replace")
-            if kept + len(raw) <= MAX_CAPTURE:
-                sink.append(text)
-                kept += len(raw) + 1
-            else:
-                dropped += len(raw) + 1
-            if callback is not None:
-                callback(text)
-
-        while True:
-            chunk = await stream.read(1 << 16)
-            if not chunk:
-                break
-            start = 0
-            while True:
-                nl = chunk.find(b"\n", start)
-                if nl < 0:
-                    parts.append(chunk[start:])
-                    partial += len(chunk) - start
-                    if partial > MAX_CAPTURE:  # a "line" that never ends: cut it
-                        emit(b"".join(parts))
-                        parts.clear()
-                        partial = 0
-                    break
-                parts.append(chunk[start:nl])
-                emit(b"".join(parts))
-                parts.clear()
-                partial = 0
-                start = nl + 1
-        if partial:
-            emit(b"".join(parts))
-        if dropped:
-            sink.append(f"[offload-ls: {dropped} more bytes of output were not kept]")
-
     # two tasks, no gather: a gather cancelled with them (the loop's teardown at `exit`)
     # ends with an exception of its own that nobody retrieves (asyncio logs it)
-    readers = [asyncio.ensure_future(pump(proc.stdout, out_lines, on_stdout_line)),
-               asyncio.ensure_future(pump(proc.stderr, err_lines, on_stderr_line))]
+    readers = [asyncio.ensure_future(_pump(proc.stdout, out_lines, on_stdout_line)),
+               asyncio.ensure_future(_pump(proc.stderr, err_lines, on_stderr_line))]
     waiter = asyncio.ensure_future(proc.wait())
     cancel_wait = asyncio.ensure_future(cancel.wait()) if cancel is not None else None
     try:

@@ -8,11 +8,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 from offload_ls.cli.check import CheckResult
 
 
-def renderer(name: str) -> Callable[[CheckResult], str]:
+#: the ``--format`` values
+FormatName = Literal["text", "json", "sarif"]
+
+
+def renderer(name: FormatName) -> Callable[[CheckResult], str]:
     """The ``render`` function of format ``name`` (``"text"``, ``"json"`` or ``"sarif"``).
 
     Raises:
@@ -29,4 +34,4 @@ def renderer(name: str) -> Callable[[CheckResult], str]:
     return render
 
 
-FORMATS = ("text", "json", "sarif")
+FORMATS: tuple[FormatName, ...] = ("text", "json", "sarif")

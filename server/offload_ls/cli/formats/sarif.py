@@ -18,8 +18,8 @@ import urllib.parse
 from typing import Any
 
 from offload_ls import __version__
-from offload_ls.analysis.model import Level, Span
-from offload_ls.analysis.rules import all_rules
+from offload_ls.analysis.model import Finding, Level, Span
+from offload_ls.analysis.rules import Rule, all_rules
 from offload_ls.cli.check import CheckResult, FileReport, Notice, SourcePath
 from offload_ls.resources import rule_doc_path
 
@@ -67,49 +67,8 @@ def sarif_log(result: CheckResult) -> dict[str, Any]:
     """The SARIF log object (a dict ready for ``json.dumps``)."""
     rules = all_rules()
     rule_index = {name: i for i, name in enumerate(rules)}
-    descriptors = []
-    for name, rule in rules.items():
-        d: dict[str, Any] = {
-            "id": name,
-            "shortDescription": {"text": rule.summary},
-            "defaultConfiguration": {"level": SARIF_LEVEL[rule.default_level]},
-            "help": _help(name, rule.summary),
-        }
-        descriptors.append(d)
-
-    results = []
-    for fr, f in result.findings:
-        r: dict[str, Any] = {
-            "ruleId": f.rule,
-            "level": SARIF_LEVEL[f.level],
-            "message": {"text": f.message},
-            "locations": [{"physicalLocation": _physical(fr, f.span)}],
-        }
-        if f.rule in rule_index and f.source == "offload-ls":
-            r["ruleIndex"] = rule_index[f.rule]
-        if f.source != "offload-ls":
-            r["properties"] = {"source": f.source}
-        if f.related:
-            r["relatedLocations"] = [
-                {"id": i, "physicalLocation": _physical(fr, rel.span), "message": {"text": rel.message}}
-                for i, rel in enumerate(f.related)
-            ]
-        if f.fixes:
-            r["fixes"] = [
-                {
-                    "description": {"text": fix.title},
-                    "artifactChanges": [{
-                        "artifactLocation": _artifact_location(fr.file),
-                        "replacements": [
-                            {"deletedRegion": _region(fr, e.span), "insertedContent": {"text": e.new_text}}
-                            for e in fix.edits
-                        ],
-                    }],
-                }
-                for fix in f.fixes if fix.edits
-            ]
-        results.append(r)
-
+    descriptors = [_descriptor(name, rule) for name, rule in rules.items()]
+    results = [_result(fr, f, rule_index) for fr, f in result.findings]
     run: dict[str, Any] = {
         "tool": {"driver": {
             "name": "offload-ls",
@@ -126,6 +85,50 @@ def sarif_log(result: CheckResult) -> dict[str, Any]:
         "results": results,
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def _descriptor(name: str, rule: Rule) -> dict[str, Any]:
+    """``tool.driver.rules[]`` entry (``reportingDescriptor``, SARIF §3.49) of one rule."""
+    return {
+        "id": name,
+        "shortDescription": {"text": rule.summary},
+        "defaultConfiguration": {"level": SARIF_LEVEL[rule.default_level]},
+        "help": _help(name, rule.summary),
+    }
+
+
+def _result(fr: FileReport, f: Finding, rule_index: dict[str, int]) -> dict[str, Any]:
+    """One finding as a SARIF ``result`` (SARIF §3.27)."""
+    r: dict[str, Any] = {
+        "ruleId": f.rule,
+        "level": SARIF_LEVEL[f.level],
+        "message": {"text": f.message},
+        "locations": [{"physicalLocation": _physical(fr, f.span)}],
+    }
+    if f.rule in rule_index and f.source == "offload-ls":
+        r["ruleIndex"] = rule_index[f.rule]
+    if f.source != "offload-ls":
+        r["properties"] = {"source": f.source}
+    if f.related:
+        r["relatedLocations"] = [
+            {"id": i, "physicalLocation": _physical(fr, rel.span), "message": {"text": rel.message}}
+            for i, rel in enumerate(f.related)
+        ]
+    if f.fixes:
+        r["fixes"] = [
+            {
+                "description": {"text": fix.title},
+                "artifactChanges": [{
+                    "artifactLocation": _artifact_location(fr.file),
+                    "replacements": [
+                        {"deletedRegion": _region(fr, e.span), "insertedContent": {"text": e.new_text}}
+                        for e in fix.edits
+                    ],
+                }],
+            }
+            for fix in f.fixes if fix.edits
+        ]
+    return r
 
 
 def render(result: CheckResult) -> str:
