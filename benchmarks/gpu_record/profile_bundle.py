@@ -14,7 +14,7 @@ from pathlib import Path
 
 from offload_ls.gpu.profile import render
 from offload_ls.gpu.profile_run import profile_binary
-from offload_ls.toolchain.discover import find_cuda_tool
+from offload_ls.toolchain.tools import find_cuda_tool
 
 
 def main() -> int:

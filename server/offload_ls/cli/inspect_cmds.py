@@ -94,7 +94,7 @@ def add_asm(sub) -> None:
 
 def sass_missing(report) -> str:
     """Why there is no SASS listing: which CUDA tool is missing, or that it failed."""
-    from offload_ls.toolchain.discover import find_cuda_tool
+    from offload_ls.toolchain.tools import find_cuda_tool
 
     if not report.target.startswith("nvptx"):
         return "SASS is NVIDIA's; this target is " + report.target

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from offload_ls.toolchain.crate import CrateError
-from offload_ls.toolchain.doctor import run_doctor
+from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
 from offload_ls.toolchain.fp_contract import FP_CONTRACT_VALUES
 from offload_ls.toolchain.transfer_plan import human_bytes
 from offload_ls.workspace.cargo import find_manifest
@@ -128,7 +128,7 @@ def doctor_for(args):
             err(wrong)
             return None
     report = run_doctor(rustc=args.rustc, cargo=args.cargo, arch=args.arch, target=args.target)
-    if report.pipeline == "host-only":
+    if report.pipeline == HOST_ONLY:
         err("no offload-capable toolchain found; `offload-ls doctor` says:\n  "
              + "\n  ".join(report.missing) + (f"\ninstall with: {report.install}" if report.install else ""))
         return None

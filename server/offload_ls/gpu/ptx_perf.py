@@ -168,4 +168,3 @@ def _count(k: PtxKernelPerf, op: str, operands: list[str], last_def: dict[str, s
 
 
 #: the old spelling, which workflow.py imports until it says analyze_ptx
-analyse_ptx = analyze_ptx

@@ -107,7 +107,7 @@ class CompileFeature:
         """The trusted folders changed: stop the pending or running check of every crate
         no longer trusted (its process group is killed); the manifests of those that ran."""
         stopped = set()
-        for manifest in list(self.service._crates):
+        for manifest in self.service.manifests():
             if not self.server.session.trusted(manifest):
                 self.service.cancel(manifest)
                 if self.service.running(manifest):

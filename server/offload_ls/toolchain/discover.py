@@ -19,10 +19,8 @@ from pathlib import Path
 from offload_ls.toolchain import facts
 from offload_ls.toolchain.cache import ProbeCache
 from offload_ls.toolchain.process import run
-from offload_ls.toolchain.tools import find_cuda_tool
 
-#: find_cuda_tool: workflow.py, cli/ and benchmarks/ import it from here
-__all__ = ["PROBE_TIMEOUT", "RustToolchain", "candidate_toolchains", "find_cuda_tool", "probe_toolchain"]
+__all__ = ["PROBE_TIMEOUT", "RustToolchain", "candidate_toolchains", "probe_toolchain"]
 
 PROBE_TIMEOUT = 60.0  # seconds; a cold rustc on a loaded 2-core machine can take a while
 

@@ -47,7 +47,6 @@ from offload_ls.toolchain.doctor import NATIVE, DoctorReport
 from offload_ls.toolchain.lower_checks import IssueSink, LoweringIssue, check_barriers, check_path_dependencies
 from offload_ls.toolchain.lower_emit import SourceMap, by_reference
 from offload_ls.toolchain.lower_instances import Instances, instantiate
-from offload_ls.toolchain.lower_map import LineMapper
 from offload_ls.toolchain.lower_mirror import copy_tree, package_files, write_file
 from offload_ls.toolchain.lower_scan import MAX_FILE_BYTES, ScannedFile, file_module, module_tree, scan_file
 from offload_ls.workspace.files import FileTooLarge, read_source
@@ -55,8 +54,7 @@ from offload_ls.workspace.files import FileTooLarge, read_source
 if TYPE_CHECKING:
     from offload_ls.toolchain.build import DeviceImage
 
-#: LineMapper: imported from here by workflow.py
-__all__ = ["LineMapper", "Lowering", "lower_crate", "lower_for_pipeline"]
+__all__ = ["Lowering", "lower_crate", "lower_for_pipeline"]
 
 
 @dataclass

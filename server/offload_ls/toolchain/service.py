@@ -63,6 +63,10 @@ class CompileService:
         self._crates: dict[Path, _CrateState] = {}
         self.replay = ReplayCache()
 
+    def manifests(self) -> list[Path]:
+        """The crates (their Cargo.toml) this service has checked or been asked to check."""
+        return list(self._crates)
+
     def running(self, manifest: Path) -> bool:
         st = self._crates.get(manifest)
         return bool(st and st.running and not st.running.done())

@@ -22,7 +22,8 @@ from offload_ls.toolchain.compile import run_plan
 from offload_ls.toolchain.crate import BuildSettings, Crate
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic
 from offload_ls.toolchain.doctor import DoctorReport
-from offload_ls.toolchain.lower import LineMapper, Lowering, lower_for_pipeline
+from offload_ls.toolchain.lower import Lowering, lower_for_pipeline
+from offload_ls.toolchain.lower_map import LineMapper
 from offload_ls.toolchain.process import CancelToken
 from offload_ls.workflow.build import Progress, _load_crate
 from offload_ls.workflow.freshness import (

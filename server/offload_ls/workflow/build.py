@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from offload_ls.gpu.bundle import Bundle, make_bundle
-from offload_ls.gpu.ptx_perf import PtxKernelPerf, analyse_ptx
+from offload_ls.gpu.ptx_perf import PtxKernelPerf, analyze_ptx
 from offload_ls.gpu.resources import KernelResources, parse_ptxas_verbose
 from offload_ls.toolchain import relink
 from offload_ls.toolchain.build import BuildPlan, build_plan
@@ -251,7 +251,7 @@ def _read_figures(plan: BuildPlan, result: CheckResult, outcome: BuildOutcome) -
                                  for line in p.completed.stderr.splitlines()
                                  if "adjusting per thread register count" in line]
     if plan.ptx is not None and plan.ptx.is_file():
-        outcome.ptx_perf = analyse_ptx(plan.ptx.read_text(encoding="utf-8", errors="replace"))
+        outcome.ptx_perf = analyze_ptx(plan.ptx.read_text(encoding="utf-8", errors="replace"))
 
 
 def _load_figures(outcome: BuildOutcome) -> None:
