@@ -14,7 +14,7 @@ from cli_helpers import FIXTURES, SCALE_N, SCALE_X, only
 from offload_ls import __version__
 from offload_ls.analysis.model import Edit, Finding, Fix, Level, Related, Span
 from offload_ls.analysis.rules import all_rules
-from offload_ls.cli.check import CheckResult, FileReport, Notice, SourcePath
+from offload_ls.cli.check import CheckReport, FileReport, Notice, SourcePath
 from offload_ls.cli.formats import json_format, sarif, text
 from offload_ls.resources import rule_doc_path
 
@@ -140,7 +140,7 @@ def test_sarif_deny_level_notifications_and_absolute_uri(cli, tmp_path, monkeypa
     ]
 
 
-def _synthetic(tmp_path: Path) -> CheckResult:
+def _synthetic(tmp_path: Path) -> CheckReport:
     """A result with related locations, a multi-edit fix and a rule-less finding, which
     the finished rule does not produce: the renderers must still map them exactly."""
     src = "fn k(a: &mut [f32; 4], b: &mut [f32; 4]) {}\nfn main() { k(&mut x, &mut x); }\n".encode()
@@ -153,7 +153,7 @@ def _synthetic(tmp_path: Path) -> CheckResult:
     )
     assert src[58:64] == src[66:72] == b"&mut x" and src[3:4] == b"k" and src[5:6] + src[23:24] == b"ab"
     report = FileReport(SourcePath.of(path, tmp_path), src, (finding,))
-    return CheckResult(files=[report], notices=[Notice("warning", "something odd")], cwd=tmp_path)
+    return CheckReport(files=[report], notices=[Notice("warning", "something odd")], cwd=tmp_path)
 
 
 def test_related_and_multi_edit_fixes_in_all_formats(tmp_path, sarif_validator):

@@ -160,7 +160,7 @@ class FileReport:
 
 
 @dataclass
-class CheckResult:
+class CheckReport:
     """Everything ``check`` found, in the order files were checked.
 
     Attributes:
@@ -243,7 +243,7 @@ def check_paths(
     verbose: bool = False,
     stderr: TextIO | None = None,
     cwd: Path | None = None,
-) -> CheckResult:
+) -> CheckReport:
     """Check every ``.rs`` file under ``paths``.
 
     Args:
@@ -260,7 +260,7 @@ def check_paths(
     Never raises for a bad path or file: each becomes a :class:`Notice`.
     """
     err = stderr if stderr is not None else sys.stderr
-    result = CheckResult(cwd=cwd or Path.cwd())
+    result = CheckReport(cwd=cwd or Path.cwd())
     seen_notices: set[str] = set()
     progress = _Progress(err, 0)
 

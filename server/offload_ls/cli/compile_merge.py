@@ -19,7 +19,7 @@ from pathlib import Path
 
 from offload_ls.analysis.engine import analyze_source
 from offload_ls.analysis.model import Finding, Level
-from offload_ls.cli.check import CheckResult, FileReport, Notice, SourcePath
+from offload_ls.cli.check import CheckReport, FileReport, Notice, SourcePath
 from offload_ls.toolchain.crate import CrateError
 from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
 from offload_ls.workflow.check import CrateCheck, check_crate, transfer_findings
@@ -30,7 +30,7 @@ from offload_ls.workspace.files import read_source
 _PREDICTED_BY_LINTS = frozenset({"host_only_api_in_kernel"})
 
 
-def merge_compiler_findings(result: CheckResult, report: Callable[[Notice], None],
+def merge_compiler_findings(result: CheckReport, report: Callable[[Notice], None],
                             transfer_plan: bool = True, timeout_s: float = 600.0) -> None:
     """Compile each crate of ``result``'s files and add the compiler's findings to it.
 
@@ -64,7 +64,7 @@ def merge_compiler_findings(result: CheckResult, report: Callable[[Notice], None
         _merge(result, by_path, checked, crate_files)
 
 
-def _merge(result: CheckResult, by_path: dict[Path, FileReport], checked: CrateCheck,
+def _merge(result: CheckReport, by_path: dict[Path, FileReport], checked: CrateCheck,
            crate_files: list[FileReport]) -> None:
     """Add one crate's compiler findings and transfer-plan disagreements to ``result``."""
     for message in checked.messages:
@@ -85,7 +85,7 @@ def _merge(result: CheckResult, by_path: dict[Path, FileReport], checked: CrateC
                 _append(fr, finding)
 
 
-def _report_for(result: CheckResult, by_path: dict[Path, FileReport], path: Path) -> FileReport | None:
+def _report_for(result: CheckReport, by_path: dict[Path, FileReport], path: Path) -> FileReport | None:
     path = path.resolve()
     fr = by_path.get(path)
     if fr is None:

@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from offload_ls.cli.check import CheckResult
+from offload_ls.cli.check import CheckReport
 
 
 #: the ``--format`` values
 FormatName = Literal["text", "json", "sarif"]
 
 
-def renderer(name: FormatName) -> Callable[[CheckResult], str]:
+def renderer(name: FormatName) -> Callable[[CheckReport], str]:
     """The ``render`` function of format ``name`` (``"text"``, ``"json"`` or ``"sarif"``).
 
     Raises:

@@ -23,7 +23,7 @@ import json
 from typing import Any
 
 from offload_ls.analysis.model import Finding, Span
-from offload_ls.cli.check import CheckResult, FileReport
+from offload_ls.cli.check import CheckReport, FileReport
 from offload_ls.cli.formats.text import severity
 
 
@@ -51,6 +51,6 @@ def finding_object(fr: FileReport, finding: Finding) -> dict[str, Any]:
     }
 
 
-def render(result: CheckResult) -> str:
+def render(result: CheckReport) -> str:
     """The findings as a JSON array (``[]`` when there are none), UTF-8, indented."""
     return json.dumps([finding_object(fr, f) for fr, f in result.findings], indent=2, ensure_ascii=False) + "\n"

@@ -20,7 +20,7 @@ from typing import Any
 from offload_ls import __version__
 from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.rules import Rule, all_rules
-from offload_ls.cli.check import CheckResult, FileReport, Notice, SourcePath
+from offload_ls.cli.check import CheckReport, FileReport, Notice, SourcePath
 from offload_ls.resources import rule_doc_path
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -63,7 +63,7 @@ def _notification(n: Notice) -> dict[str, Any]:
     return out
 
 
-def sarif_log(result: CheckResult) -> dict[str, Any]:
+def sarif_log(result: CheckReport) -> dict[str, Any]:
     """The SARIF log object (a dict ready for ``json.dumps``)."""
     rules = all_rules()
     rule_index = {name: i for i, name in enumerate(rules)}
@@ -131,7 +131,7 @@ def _result(fr: FileReport, f: Finding, rule_index: dict[str, int]) -> dict[str,
     return r
 
 
-def render(result: CheckResult) -> str:
+def render(result: CheckReport) -> str:
     """The SARIF log as indented JSON text."""
     import json
 

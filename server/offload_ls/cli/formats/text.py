@@ -10,7 +10,7 @@ line is the summary, e.g. ``1 error, 2 warnings in 3 files``.
 from __future__ import annotations
 
 from offload_ls.analysis.model import Finding, Level
-from offload_ls.cli.check import CheckResult, FileReport
+from offload_ls.cli.check import CheckReport, FileReport
 
 
 def severity(finding: Finding) -> str:
@@ -36,7 +36,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def summary(result: CheckResult) -> str:
+def summary(result: CheckReport) -> str:
     """``E errors, W warnings in K files`` (singular where 1), with ``(S skipped)``
     appended when files were skipped."""
     text = (f"{_plural(result.count(Level.DENY), 'error')}, {_plural(result.count(Level.WARN), 'warning')} "
@@ -46,7 +46,7 @@ def summary(result: CheckResult) -> str:
     return text
 
 
-def render(result: CheckResult) -> str:
+def render(result: CheckReport) -> str:
     """All findings, file by file in check order, then the summary line."""
     lines: list[str] = []
     for fr, finding in result.findings:
