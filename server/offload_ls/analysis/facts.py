@@ -15,9 +15,9 @@ from offload_ls.analysis.consts import fold
 from offload_ls.analysis.device_code import DeviceFn, device_graph
 from offload_ls.analysis.ecosystems import Profile, profile, resolve_kernel_attr
 from offload_ls.analysis.model import Ecosystem, Kernel, Launch, Span, Transfer
-from offload_ls.analysis.std_names import HEAP_NAMES, HOST_ONLY_NAMES
+from offload_ls.analysis.std_names import HEAP_NAMES, HOST_ONLY_NAMES, STD_FLOAT_METHODS
 from offload_ls.analysis.suppress import CommentRec
-from offload_ls.analysis.units import ExternDecl, ExternParam, UnitSummary
+from offload_ls.analysis.units import ExternDecl, ExternParam, ItemFacts, UnitSummary
 
 #: Where a unit's device functions are and why: (index of the function in the unit's
 #: ``fns``, name, reason, index of the kernel in the unit's ``kernels`` or -1).
@@ -62,6 +62,16 @@ class FileFacts:
             self.__dict__[name] = value
         self._abs: dict[int, tuple[tuple[Kernel, ...], tuple[Launch, ...]]] = dict(abs_seed or {})
 
+    def carried(self) -> dict[str, object]:
+        """The :data:`CARRIED` facts computed so far, for the next analysis of an equal file."""
+        return {name: self.__dict__[name] for name in CARRIED if name in self.__dict__}
+
+    def placed_objects(self, keep) -> dict[int, tuple[tuple[Kernel, ...], tuple[Launch, ...]]]:
+        """Unit index -> (kernels, launches) at current offsets, of the units computed so
+        far for which ``keep(i)`` holds (a copy: a reader of this analysis may still be
+        filling it)."""
+        return {i: objs for i, objs in self._abs.copy().items() if keep(i)}
+
     def delta(self, i: int) -> int:
         """Bytes unit ``i`` moved since its summary was made."""
         return self.starts[i] - self.summaries[i].start
@@ -105,6 +115,11 @@ class FileFacts:
             return shift.replace(k, ecosystem=Ecosystem.PTX_KERNEL,
                                  params=tuple(shift.replace(p, transfer=Transfer.UNKNOWN) for p in k.params))
         return k
+
+    @cached_property
+    def items(self) -> tuple[ItemFacts, ...]:
+        """Each unit's module-level items (analysis/units.py ``ItemFacts``), in document order."""
+        return tuple(s.items for s in self.summaries)
 
     @cached_property
     def index_helpers(self) -> dict[str, frozenset[str]]:
@@ -360,6 +375,11 @@ class FileFacts:
                       tuple(n for n, _ in la.fields), tuple(a.text for a in la.args))
                      for la in self._all_launches.get(kernel_name, ()))
 
+    @cached_property
+    def launch_keys(self) -> dict[str, tuple]:
+        """:meth:`launch_key` of every launched kernel name."""
+        return {name: self.launch_key(name) for name in self._all_launches}
+
     def unit_launches(self, i: int) -> tuple[Launch, ...]:
         """Launch sites of unit ``i`` at its current offsets."""
         return self.unit_objects(i)[1] if self.summaries[i].launches else ()
@@ -445,6 +465,18 @@ class FileFacts:
         if at is None:
             return None
         return tuple((p.kind, p.transfer) for p in self.unit_kernels(at[0])[at[1]].params)
+
+    @cached_property
+    def kernel_param_sigs(self) -> dict[str, tuple | None]:
+        """:meth:`kernel_params_sig` of every kernel name of the file."""
+        return {name: self.kernel_params_sig(name) for name in self._kernel_by_name}
+
+    @property
+    def launch_threads(self) -> dict[str | None, list[int | None]]:
+        """Kernel name -> total threads of each of its launches (file and crate), folded
+        with the crate's constants and the form's default dimensions; ``None`` where not
+        known."""
+        return self._threads_by_kernel
 
     @cached_property
     def _threads_by_kernel(self) -> dict[str | None, list[int | None]]:
@@ -534,6 +566,17 @@ class FileFacts:
         return self.shadowed & HEAP_NAMES
 
     @cached_property
+    def shadowed_host(self) -> frozenset[str]:
+        """:attr:`shadowed` names that host_only_api_in_kernel looks for."""
+        return self.shadowed & HOST_ONLY_NAMES
+
+    @cached_property
+    def float_fns(self) -> frozenset[str]:
+        """Functions of the file named like one of std's float methods (``fn sqrt``): a call
+        of the file's own is not std's."""
+        return self.fn_names & STD_FLOAT_METHODS
+
+    @cached_property
     def defined_host(self) -> frozenset[str]:
         """:attr:`defined` names that host_only_api_in_kernel looks for (``println``,
         ``Vec``, ..): a local definition is not std's."""
@@ -578,6 +621,22 @@ class FileFacts:
     def extern_decls_named(self, name: str) -> list[ExternDecl]:
         """Functions called ``name`` declared in ``extern`` blocks, in document order."""
         return self._externs.get(name, [])
+
+    @property
+    def extern_names(self) -> frozenset[str]:
+        """Names of the functions declared in ``extern`` blocks."""
+        return frozenset(self._externs)
+
+    def extern_types(self, name: str) -> tuple:
+        """(name, parameter (type, kind) or ``None``) of each ``extern`` declaration called
+        ``name``, without positions."""
+        return tuple((d.name, tuple(None if p is None else (p.type_text, p.kind) for p in d.params))
+                     for d in self._externs.get(name, ()))
+
+    @cached_property
+    def extern_signatures(self) -> dict[str, tuple]:
+        """:meth:`extern_types` of every declared name."""
+        return {name: self.extern_types(name) for name in self._externs}
 
     @cached_property
     def comments(self) -> list[CommentRec]:

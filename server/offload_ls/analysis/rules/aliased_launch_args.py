@@ -31,6 +31,7 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.ecosystems import union
 from offload_ls.analysis.indexing import MAX_DEPTH, find_binding, named, strip
 from offload_ls.analysis.model import Finding, Kernel, Launch, LaunchArg, Level, Param, Related, Span, Transfer
+from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.transfer import is_slice_type
 from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
@@ -404,5 +405,7 @@ RULE = Rule(
     default_level=Level.DENY,
     summary="launch passes one buffer twice with a mutable use, or casts a shared reference to a mutable pointer",
     check=check,
-    needs=frozenset({"launches", "casts"}),
+    reads=frozenset({Fact.SEMANTIC, Fact.DEVICE_CODE, Fact.INDEX_HELPERS,
+                     Fact.KERNEL_PARAMS, Fact.LAST_LAUNCH}),
+    needs=Holds.LAUNCHES | Holds.CASTS,
 )

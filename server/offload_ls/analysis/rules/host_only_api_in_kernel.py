@@ -32,6 +32,7 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.device_code import DeviceFn
 from offload_ls.analysis.indexing import ThreadFlow
 from offload_ls.analysis.model import Finding, Level, Span
+from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.std_names import (
     CORE_FLOAT_MATH,
@@ -58,7 +59,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     if not device:
         return
     caps = _captures_in_device_code(ctx, device)
-    defined = ctx.facts.defined  # names the file defines (grammars/rust/defined_names.scm)
+    defined = ctx.facts.defined_host  # host-only names the file defines (grammars/rust/defined_names.scm)
     candidates: list[tuple[int, int, Node, str]] = []  # (start, end, node, how)
     for n in caps.get("root", []):
         top = _outermost(n)
@@ -66,7 +67,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     for n in caps.get("macro", []):
         if node_text(n) not in defined:
             candidates.append((*_range(n), n, "macro"))
-    shadowed = ctx.facts.shadowed  # names a `use` brings from another crate or module
+    shadowed = ctx.facts.shadowed_host  # host-only names a `use` brings from another crate or module
     for n in caps.get("type", []):
         name = node_text(n)
         if name in defined or name in shadowed:
@@ -79,7 +80,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         candidates.append((n.start_byte, n.end_byte, n, "method"))
     floats_from_crates = not FLOAT_MATH_CRATES.isdisjoint(ctx.facts.roots)
     for n in caps.get("float_method", []):
-        if not floats_from_crates and node_text(n) not in ctx.facts.fn_names:
+        if not floats_from_crates and node_text(n) not in ctx.facts.float_fns:
             candidates.append((n.start_byte, n.end_byte, n, "float"))
     candidates.sort(key=lambda c: (c[0], -c[1]))
 
@@ -363,5 +364,7 @@ RULE = Rule(
     default_level=Level.DENY,
     summary="device code uses std, allocation or printing, which do not exist on the GPU",
     check=check,
-    needs=frozenset({"device_fns"}),
+    reads=frozenset({Fact.SEMANTIC, Fact.DEVICE_CODE, Fact.HELPER_ECOSYSTEM,
+                     Fact.HOST_NAMES, Fact.INDEX_HELPERS}),
+    needs=Holds.DEVICE_FNS,
 )

@@ -38,8 +38,9 @@ from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.indexing import ThreadFlow, identifiers, method_name, named, strip
 from offload_ls.analysis.model import Finding, Level, Span
+from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
-from offload_ls.analysis.rules.static_mut_in_kernel import StaticMuts
+from offload_ls.analysis.static_muts import StaticMuts
 from offload_ls.analysis.std_names import THREAD_INDEX_HINTS, holds_any
 from offload_ls.syntax.parse import identifier_nodes, node_text, parse_type
 
@@ -644,5 +645,7 @@ RULE = Rule(
     default_level=Level.WARN,
     summary="index computed from the thread index is used without a bounds check",
     check=check,
-    needs=frozenset({"device_fns"}),
+    reads=frozenset({Fact.SEMANTIC, Fact.CUBECL, Fact.DEVICE_CODE, Fact.HELPER_ECOSYSTEM,
+                     Fact.INDEX_HELPERS, Fact.STATICS}),
+    needs=Holds.DEVICE_FNS,
 )
