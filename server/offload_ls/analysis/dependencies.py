@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from offload_ls.analysis.facts import DeviceInfo, FileFacts
 from offload_ls.analysis.model import Kernel
@@ -240,3 +241,27 @@ def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, info: DeviceInfo,
 def changed_facts(old: FileFacts, new: FileFacts, kinds) -> frozenset[Fact]:
     """The kinds among ``kinds`` whose value for the whole file differs between two analyses."""
     return frozenset(k for k in kinds if PARTS[k].whole(old) != PARTS[k].whole(new))
+
+
+class ActiveRules:
+    """The rules an analysis runs (name, rule, level), and for each :class:`Holds` of a
+    unit, those that can report in it and the fact kinds they read (memoized)."""
+
+    def __init__(self, active: tuple) -> None:
+        self.rules = active
+        self._by_holds: dict[Holds, tuple[list, tuple[Fact, ...]]] = {}
+
+    def for_unit(self, h: Holds) -> tuple[list, tuple[Fact, ...]]:
+        """(rules that can report in a unit holding ``h``, the kinds they read in
+        :class:`Fact` order)."""
+        found = self._by_holds.get(h)
+        if found is None:
+            wanted = [(name, rule, level) for name, rule, level in self.rules if not rule.needs or rule.needs & h]
+            kinds = set().union(*(rule.reads for _, rule, _ in wanted))
+            found = self._by_holds[h] = (wanted, tuple(k for k in Fact if k in kinds))
+        return found
+
+    @cached_property
+    def reads(self) -> frozenset[Fact]:
+        """Every kind some active rule reads."""
+        return frozenset().union(*(rule.reads for _, rule, _ in self.rules))
