@@ -16,7 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 
-from offload_ls.analysis.facts import DeviceInfo, FileFacts
+from offload_ls.analysis.facts import FileFacts
+from offload_ls.analysis.facts.device import DeviceInfo
 from offload_ls.analysis.model import Kernel
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.units import Unit, UnitSummary
