@@ -7,7 +7,8 @@ other units move). A unit's context (:func:`unit_context`) is the tuple of the p
 rules declare; the engine keys the unit's cached findings by its bytes and its context
 (analysis/engine.py). Each kind also has a file-wide *change test* (:func:`changed_facts`):
 when a kind's value is the same for the whole file, no unit's part of that kind changed,
-so :func:`affected` only recomputes the contexts of units whose rules read a changed kind.
+so analysis/incremental.py ``plan`` recomputes only the contexts of units whose rules read a
+changed kind.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from offload_ls.analysis.units import Unit, UnitSummary
 @dataclass(frozen=True, slots=True)
 class UnitView:
     """What a unit's parts are computed from: the unit ``i`` of ``facts``, its summary
-    ``s``, its device functions ``info`` (analysis/facts.py ``DeviceInfo``) and its kernels
+    ``s``, its device functions ``info`` (analysis/facts/device.py ``DeviceInfo``) and its kernels
     at current offsets."""
 
     unit: Unit
@@ -219,7 +220,7 @@ def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, info: DeviceInfo,
     bytes with equal contexts give equal findings (moved by the unit's offset).
 
     Args:
-        info: the unit's device functions (analysis/facts.py ``DeviceInfo``).
+        info: the unit's device functions (analysis/facts/device.py ``DeviceInfo``).
         i: the unit's index in ``facts``.
 
     Returns:

@@ -2,7 +2,7 @@
 
 The file is analysed unit by unit (analysis/units.py: an item with its attributes and
 comments). Each unit gets a summary (its kernels, launches, functions, ``static mut``
-items, ..), the summaries together give the file's facts (analysis/facts.py), and each
+items, ..), the summaries together give the file's facts (analysis/facts/), and each
 rule then checks one unit at a time with those facts at hand. With an
 :class:`~offload_ls.analysis.cache.AnalysisCache`, a unit whose bytes did not change reuses
 its summary, and its findings too as long as the facts they depend on

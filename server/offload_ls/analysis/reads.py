@@ -1,7 +1,7 @@
 """What a rule reads: the typed declarations the engine derives its cache dependencies from.
 
 A rule checks one unit (analysis/units.py) at a time; what it reads of the rest of the file
-and of its crate goes through ``ctx.facts`` (analysis/facts.py ``FileFacts``), grouped here
+and of its crate goes through ``ctx.facts`` (analysis/facts/ ``FileFacts``), grouped here
 into :class:`Fact` kinds. Each rule declares the kinds it reads (``Rule.reads``,
 analysis/rules/__init__.py) and the units it can report in (``Rule.needs``, a
 :class:`Holds`); the engine keys a unit's cached findings by the parts of the file's facts

@@ -27,7 +27,7 @@ from offload_ls.analysis.units import ItemFacts, UnitSummary
 
 
 #: The position-free facts an analysis may take over from the previous one when every unit's
-#: exports and the crate view are the same (analysis/engine.py's fast path).
+#: exports and the crate view are the same (analysis/incremental.py plan's fast path).
 CARRIED = ("semantic_core", "own_semantic_hash", "primary_ecosystem", "kernel_attr_ecosystem", "offload_evidence",
            "index_helpers",
            "roots", "launched_names",
