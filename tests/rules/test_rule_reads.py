@@ -42,7 +42,7 @@ def test_rules_read_only_declared_facts(path):
 
 
 KERNEL_WITH_ONE_THREAD = b"""
-fn launch() {
+fn launch(y: &mut [f32]) {
     core::offload::offload! { kernel = k, workgroup_dim = [1, 1, 1], thread_dim = [1, 1, 1], args = (&mut y) };
 }
 #[rustc_offload_kernel]
@@ -116,6 +116,34 @@ def test_results_never_depend_on_the_cache(path):
     for edited in _edits(text):
         assert _warm(cache, edited) == analyze_source(edited), edited.decode("utf-8", "replace")
         assert _warm(cache, text) == cold  # and back (undo)
+
+
+def _launch_edits(text: bytes) -> list[bytes]:
+    """The launch runs 32 threads, then one again: what unindexed_kernel_write says of the
+    kernel (another unit) changes, the kernel's bytes do not."""
+    many = text.replace(b"thread_dim = [1, 1, 1]", b"thread_dim = [32, 1, 1]")
+    return [text, many, text, many]
+
+
+def test_a_fact_other_units_read_changes():
+    cache = AnalysisCache()
+    versions = _launch_edits(KERNEL_WITH_ONE_THREAD)
+    assert [f.rule for f in analyze_source(versions[1]).findings] == ["unindexed_kernel_write"]
+    for text in versions:
+        assert _warm(cache, text) == analyze_source(text)
+
+
+def test_the_cache_test_fails_without_the_declaration(monkeypatch):
+    """With the launches of a unit's kernels left out of the declarations (of every rule: a
+    unit's cache key joins what all its rules read), the kernel's cached findings are reused
+    after the launch changed: the warm analysis differs from the cold one (what
+    test_a_fact_other_units_read_changes would catch)."""
+    for rule in list(all_rules().values()):
+        monkeypatch.setitem(all_rules(), rule.name,
+                            replace(rule, reads=rule.reads - {Fact.LAUNCHED, Fact.SINGLE_THREAD}))
+    cache = AnalysisCache()
+    results = [(_warm(cache, text), analyze_source(text)) for text in _launch_edits(KERNEL_WITH_ONE_THREAD)]
+    assert any(warm != cold for warm, cold in results)
 
 
 # ------------------------------------------------------------------ no rule imports another rule
