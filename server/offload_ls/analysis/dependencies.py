@@ -24,7 +24,7 @@ from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.units import Unit, UnitSummary
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UnitView:
     """What a unit's parts are computed from: the unit ``i`` of ``facts``, its summary
     ``s``, its device functions ``info`` (analysis/facts/device.py ``DeviceInfo``) and its kernels
@@ -199,18 +199,15 @@ PARTS: dict[Fact, Part] = {
 def holds(s: UnitSummary, facts: FileFacts, info: DeviceInfo) -> Holds:
     """What unit ``s`` holds (``Rule.needs``), with the file's ``facts`` and the unit's
     device functions ``info``."""
-    h = Holds.NOTHING
-    if s.kernels or (s.items.fns and facts.launched_names):
-        h |= Holds.KERNELS
-    if info:
-        h |= Holds.DEVICE_FNS
-    if s.launches:
-        h |= Holds.LAUNCHES
-    if s.has_casts:
-        h |= Holds.CASTS
-    if s.extern_decls:
-        h |= Holds.EXTERNS
-    return h
+    bits = (_KERNELS if s.kernels or (s.items.fns and facts.launched_names) else 0) | (_DEVICE_FNS if info else 0) | \
+        (_LAUNCHES if s.launches else 0) | (_CASTS if s.has_casts else 0) | (_EXTERNS if s.extern_decls else 0)
+    return _HOLDS[bits]
+
+
+# plain ints for the per-unit test (Flag operations cost a microsecond each)
+_KERNELS, _DEVICE_FNS, _LAUNCHES, _CASTS, _EXTERNS = (h.value for h in (
+    Holds.KERNELS, Holds.DEVICE_FNS, Holds.LAUNCHES, Holds.CASTS, Holds.EXTERNS))
+_HOLDS = [Holds(bits) for bits in range(2 * max(h.value for h in Holds))]
 
 
 def unit_context(unit: Unit, s: UnitSummary, facts: FileFacts, info: DeviceInfo, i: int,
