@@ -185,7 +185,7 @@ class AnalysisCache:
 
     def summary(self, key: Hashable) -> UnitSummary | None:
         """The cached summary of the unit with cache key ``key`` (its offsets are those of
-        when it was made: analysis/facts.py adds how far the unit has moved)."""
+        when it was made: analysis/facts/ adds how far the unit has moved)."""
         return self.summaries.get(key)  # type: ignore[return-value]
 
     def result(self, key: Hashable, start: int) -> UnitResult | None:

@@ -63,7 +63,7 @@ class FileContext:
 
     @property
     def facts(self) -> FileFacts:
-        """Facts about the whole file (analysis/facts.py)."""
+        """Facts about the whole file (analysis/facts/)."""
         if self._facts is None:
             self._facts = file_facts(self.source, self.root)
         return self._facts

@@ -13,6 +13,7 @@ from functools import cache
 
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.model import Finding, Level
+from offload_ls.analysis.reads import Fact, Holds
 
 
 @dataclass(frozen=True)
@@ -26,20 +27,22 @@ class Rule:
         check: ``FileContext -> Iterable[Finding]``; the engine sets each finding's level
             and drops suppressed ones. Must not raise on broken code. It reports what it
             finds in the context's scope (the whole file, or one unit: analysis/context.py)
-            and reads the rest of the file only through ``ctx.facts``; the engine caches a
-            unit's findings under the facts the rule reads (analysis/engine.py
-            ``unit_context``), so a rule that starts reading a new fact adds it there.
-        needs: what a unit must hold for the rule to report anything in it (``"kernels"``,
-            ``"device_fns"``, ``"launches"``, ``"casts"``: shared-to-mutable pointer casts,
-            ``"externs"``: host-side ``extern`` declarations);
-            empty: every unit is checked.
+            and reads the rest of the file only through ``ctx.facts``.
+        reads: the kinds of the file's facts the rule reads through ``ctx.facts``
+            (analysis/reads.py, which says which kinds each ``FileFacts`` member answers
+            from): the engine caches a unit's findings under those parts of the facts
+            (analysis/dependencies.py), and tests/test_rule_reads.py fails on a read of a
+            kind not declared here.
+        needs: what a unit must hold for the rule to report anything in it (a
+            :class:`~offload_ls.analysis.reads.Holds`); empty: every unit is checked.
     """
 
     name: str
     default_level: Level
     summary: str
     check: Callable[[FileContext], Iterable[Finding]]
-    needs: frozenset[str] = frozenset()
+    reads: frozenset[Fact] = frozenset()
+    needs: Holds = Holds.NOTHING
 
 
 _MODULES = (

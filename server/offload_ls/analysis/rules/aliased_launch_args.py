@@ -23,42 +23,21 @@ Macro launch arguments are token trees: each argument's text is re-parsed as an 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
-
 from tree_sitter import Node
 
+from offload_ls.analysis.arg_places import PlaceUse, classify, snippet_argument
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.ecosystems import union
-from offload_ls.analysis.indexing import MAX_DEPTH, find_binding, named, strip
 from offload_ls.analysis.model import Finding, Kernel, Launch, LaunchArg, Level, Param, Related, Span, Transfer
+from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.transfer import is_slice_type
-from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
+from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse
 from offload_ls.syntax.queries import matches
 
 NAME = "aliased_launch_args"
 
-_MUT_METHODS = ("as_mut_ptr", "cast_mut", "as_mut")
-_SHARED_METHODS = ("as_ptr", "cast_const")
-#: Methods giving a pointer whose mutability the syntax does not say (the profiles'
-#: ``device_pointer_methods``: cust's ``buf.as_device_ptr()``).
-_UNKNOWN_METHODS = union("device_pointer_methods")
 _POINTER_KINDS = ("ref", "mut_ref", "const_ptr", "mut_ptr")
 _MUTABLE_KINDS = ("mut_ref", "mut_ptr")
-
-
-@dataclass(frozen=True)
-class _Use:
-    """How one launch argument refers to a place.
-
-    place: the path of the place (``("s", "a")`` for ``s.a``). mode: ``"mut"``,
-    ``"shared"`` or ``"unknown"`` (a pointer / variable whose mutability the syntax does
-    not say). mut_ref: written as a ``&mut`` reference (the kernel parameter is ``noalias``).
-    """
-
-    place: tuple[str, ...]
-    mode: str
-    mut_ref: bool = False
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -93,11 +72,11 @@ def check(ctx: FileContext) -> Iterator[Finding]:
 
 def _aliasing(ctx: FileContext, launch: Launch, kernel: Kernel | None, parsed: list) -> Iterator[Finding]:
     """``parsed``: (tree, argument node, offset) of each argument (:func:`_reparse`)."""
-    uses: list[_Use | None] = []
+    uses: list[PlaceUse | None] = []
     at = ctx.root.named_descendant_for_byte_range(launch.span.start, launch.span.end)
     lets = ctx.lets_at(launch.span.start)
     for _tree, node, _ in parsed:
-        uses.append(_classify(node, at, lets=lets) if node is not None and at is not None else None)
+        uses.append(classify(node, at, lets=lets) if node is not None and at is not None else None)
     params = _arg_params(ctx, kernel, len(uses))
     for j, b in enumerate(uses):
         if b is None:
@@ -134,8 +113,8 @@ def _arg_params(ctx: FileContext, kernel: Kernel | None, n: int) -> list[Param |
     return (out + [None] * n)[:n]
 
 
-def message(launch: Launch, i: int, first: LaunchArg, a: _Use, pa: Param | None,
-            j: int, second: LaunchArg, b: _Use, pb: Param | None) -> str:
+def message(launch: Launch, i: int, first: LaunchArg, a: PlaceUse, pa: Param | None,
+            j: int, second: LaunchArg, b: PlaceUse, pb: Param | None) -> str:
     """The finding's text for arguments ``i`` and ``j`` (0-based) of ``launch``."""
     of = f"this launch of `{launch.kernel}`" if launch.kernel else "this launch"
     place_a, place_b = ".".join(a.place), ".".join(b.place)
@@ -161,7 +140,7 @@ def message(launch: Launch, i: int, first: LaunchArg, a: _Use, pa: Param | None,
     return f"{head}: {why}; pass the buffer once and let the kernel read and write it through that parameter"
 
 
-def _map_type(use: _Use, param: Param | None) -> str:
+def _map_type(use: PlaceUse, param: Param | None) -> str:
     if param is not None and param.transfer in (Transfer.TO, Transfer.TOFROM):
         return param.transfer.value
     return "tofrom" if use.mode in ("mut", "unknown") else "to"
@@ -172,168 +151,16 @@ def _overlap(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return a[:n] == b[:n]
 
 
-def _conflict(a: _Use, pa: Param | None, b: _Use, pb: Param | None) -> bool:
+def _conflict(a: PlaceUse, pa: Param | None, b: PlaceUse, pb: Param | None) -> bool:
     """Both are pointers to the place and at least one is known to be mutable."""
 
-    def pointer(u: _Use, p: Param | None) -> bool:
+    def pointer(u: PlaceUse, p: Param | None) -> bool:
         return u.mode in ("mut", "shared") or (p is not None and p.kind in _POINTER_KINDS)
 
-    def mutable(u: _Use, p: Param | None) -> bool:
+    def mutable(u: PlaceUse, p: Param | None) -> bool:
         return u.mode == "mut" or (u.mode == "unknown" and p is not None and p.kind in _MUTABLE_KINDS)
 
     return pointer(a, pa) and pointer(b, pb) and (mutable(a, pa) or mutable(b, pb))
-
-
-def _classify(expr: Node, at: Node, depth: int = 0, nest: int = 0, lets=None) -> _Use | None:
-    """How ``expr`` (an argument, possibly from a re-parsed tree) refers to a place;
-    ``at`` is the launch node in the file's tree, where variables are resolved. ``depth``
-    counts variables followed through ``let`` (at most 4), ``nest`` nested expressions."""
-    if nest > MAX_DEPTH:
-        return None
-    e = expr
-    while e.type in ("parenthesized_expression", "unsafe_block", "block"):
-        if e.type == "unsafe_block":  # `unsafe { &*p }`: its value
-            block = next((c for c in e.named_children if c.type == "block"), None)
-            if block is None:
-                return None
-            e = block
-            continue
-        inner = named(e)
-        if len(inner) != 1 or inner[0].type.endswith("_statement") or inner[0].type == "let_declaration":
-            return None
-        e = inner[0]
-    t = e.type
-    if t == "reference_expression":
-        value = e.child_by_field_name("value")
-        place = _place(value) if value is not None else None
-        if place is None:
-            return None
-        mutable = any(c.type == "mutable_specifier" for c in e.children)
-        raw = any(c.type == "raw" for c in e.children)
-        return _Use(place, "mut" if mutable else "shared", mut_ref=mutable and not raw)
-    if t == "type_cast_expression":
-        value, target = e.child_by_field_name("value"), e.child_by_field_name("type")
-        inner_use = _classify(value, at, depth, nest + 1, lets) if value is not None else None
-        if inner_use is None:
-            return None
-        if target is not None and target.type == "pointer_type":
-            mutable = any(c.type == "mutable_specifier" for c in target.children)
-            return _Use(inner_use.place, "mut" if mutable else "shared")
-        return inner_use
-    if t == "call_expression":
-        fn = e.child_by_field_name("function")
-        handle = _launch_handle(e)
-        if handle is not None:  # CubeCL ArrayArg::from_raw_parts(&handle, ..): the handle's buffer
-            inner = _classify(handle, at, depth, nest + 1, lets)
-            return _Use(inner.place, "unknown") if inner is not None else None
-        if fn is None or fn.type != "field_expression":
-            return None
-        field, value = fn.child_by_field_name("field"), fn.child_by_field_name("value")
-        if field is None or value is None:
-            return None
-        method = node_text(field)
-        if method in ("cast_mut", "cast_const", "cast"):
-            inner_use = _classify(value, at, depth, nest + 1, lets)
-            if inner_use is None:
-                return None
-            mode = {"cast_mut": "mut", "cast_const": "shared"}.get(method, inner_use.mode)
-            return _Use(inner_use.place, mode)
-        place = _place(value)
-        if place is None:
-            return None
-        if method in _MUT_METHODS:
-            return _Use(place, "mut")
-        if method in _SHARED_METHODS:
-            return _Use(place, "shared")
-        if method in _UNKNOWN_METHODS:
-            return _Use(place, "unknown")
-        return None
-    if t == "macro_invocation":
-        macro = e.child_by_field_name("macro")
-        name = node_text(macro).rsplit("::", 1)[-1] if macro is not None else ""
-        if name in ("addr_of_mut", "addr_of"):
-            place = _macro_place(e)
-            if place is not None:
-                return _Use(place, "mut" if name == "addr_of_mut" else "shared")
-        return None
-    if t == "identifier":
-        name = node_text(e)
-        binding = find_binding(name, at, lets)
-        if binding is not None and depth < 4:
-            if binding.kind == "let" and binding.value is not None:
-                resolved = _classify(binding.value, binding.value, depth + 1, nest + 1, lets)
-                if resolved is not None and resolved.mode != "unknown":
-                    return _Use(resolved.place, resolved.mode)
-            if binding.type is not None and binding.type.type == "pointer_type":
-                mutable = any(c.type == "mutable_specifier" for c in binding.type.children)
-                return _Use((name,), "mut" if mutable else "shared")
-        return _Use((name,), "unknown")
-    if t == "field_expression":
-        place = _place(e)
-        return _Use(place, "unknown") if place is not None else None
-    return None
-
-
-#: Launch-argument constructors whose first argument is the buffer's handle (the profiles'
-#: ``handle_args``: CubeCL's ``ArrayArg::from_raw_parts(&h, ..)``).
-_HANDLE_ARGS = union("handle_args")
-
-
-def _launch_handle(call: Node) -> Node | None:
-    """``h`` of ``ArrayArg::from_raw_parts::<F>(&h, len, line)`` (or ``TensorArg``)."""
-    fn = call.child_by_field_name("function")
-    if fn is not None and fn.type == "generic_function":
-        fn = fn.child_by_field_name("function")
-    if fn is None or fn.type != "scoped_identifier":
-        return None
-    path, name = fn.child_by_field_name("path"), fn.child_by_field_name("name")
-    if path is None or name is None or node_text(name) != "from_raw_parts" or node_text(path) not in _HANDLE_ARGS:
-        return None
-    args = call.child_by_field_name("arguments")
-    a = named(args) if args is not None else []
-    if not a:
-        return None
-    h = a[0]
-    if h.type == "reference_expression":
-        v = h.child_by_field_name("value")
-        return v if v is not None else None
-    return h
-
-
-def _place(expr: Node, nest: int = 0) -> tuple[str, ...] | None:
-    """The place an expression names: ``x`` -> (x,), ``s.a`` -> (s, a), ``x[..]`` / ``*x``
-    / ``(x)`` -> place of ``x``; ``None`` for anything else (calls, literals, nesting past
-    MAX_DEPTH)."""
-    if nest > MAX_DEPTH:
-        return None
-    e = strip(expr) if expr.type == "parenthesized_expression" else expr
-    t = e.type
-    if t in ("identifier", "self"):
-        return (node_text(e),)
-    if t == "field_expression":
-        value, field = e.child_by_field_name("value"), e.child_by_field_name("field")
-        base = _place(value, nest + 1) if value is not None else None
-        if base is None or field is None:
-            return None
-        return (*base, node_text(field))
-    if t == "index_expression":
-        parts = named(e)
-        return _place(parts[0], nest + 1) if parts else None
-    if t == "unary_expression" and e.child(0) is not None and e.child(0).type == "*":
-        inner = named(e)
-        return _place(inner[0], nest + 1) if inner else None
-    return None
-
-
-def _macro_place(macro: Node) -> tuple[str, ...] | None:
-    """Place named by ``addr_of_mut!(x.field)``: the token tree is re-parsed."""
-    tokens = next((c for c in macro.children if c.type == "token_tree"), None)
-    if tokens is None or tokens.child_count < 2:
-        return None
-    text = (tokens.text or b"")[1:-1]
-    tree = parse(SNIPPET_PREFIX + text + SNIPPET_SUFFIX)
-    node = _first_argument(tree)
-    return _place(node) if node is not None else None
 
 
 # ------------------------------------------------------------------ re-parsing arguments
@@ -343,17 +170,7 @@ def _reparse(ctx: FileContext, arg: LaunchArg):
     """(tree, argument node, offset to add to the node's bytes to get file offsets).
     The tree is returned so that it outlives the node."""
     tree = parse(SNIPPET_PREFIX + ctx.source[arg.span.start : arg.span.end] + SNIPPET_SUFFIX)
-    return tree, _first_argument(tree), arg.span.start - len(SNIPPET_PREFIX)
-
-
-def _first_argument(tree) -> Node | None:
-    """First argument of the wrapper call of a re-parsed snippet (syntax/parse.py)."""
-    call = snippet_call(tree)
-    if call is None:
-        return None
-    args = call.child_by_field_name("arguments")
-    first = named(args) if args is not None else []
-    return first[0] if first else None
+    return tree, snippet_argument(tree), arg.span.start - len(SNIPPET_PREFIX)
 
 
 # ------------------------------------------------------------------ shared -> mutable casts
@@ -404,5 +221,7 @@ RULE = Rule(
     default_level=Level.DENY,
     summary="launch passes one buffer twice with a mutable use, or casts a shared reference to a mutable pointer",
     check=check,
-    needs=frozenset({"launches", "casts"}),
+    reads=frozenset({Fact.SEMANTIC, Fact.DEVICE_CODE, Fact.INDEX_HELPERS,
+                     Fact.KERNEL_PARAMS, Fact.LAST_LAUNCH}),
+    needs=Holds.LAUNCHES | Holds.CASTS,
 )

@@ -24,6 +24,7 @@ from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.model import Finding, Kernel, Level, Param, Span
+from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.std_names import BUFFERS, COLLECTIONS, HEAP_NAMES, POINTERS
 from offload_ls.syntax.parse import node_text
@@ -238,7 +239,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         if params_node is None:
             continue
         if shadowed is None:
-            shadowed = ctx.facts.shadowed  # `use` anywhere in the file
+            shadowed = ctx.facts.shadowed_heap  # heap names `use`d anywhere in the file
         nodes = heap_nodes(params_node, shadowed)
         for param in params:
             inside = [n for n in nodes if param.type_span.contains(Span(n.start_byte, n.end_byte))]
@@ -260,5 +261,6 @@ RULE = Rule(
     default_level=Level.DENY,
     summary="kernel parameter owns or hides host heap memory (Vec, String, Box, Rc/Arc, collections, dyn Trait)",
     check=check,
-    needs=frozenset({"kernels"}),
+    reads=frozenset({Fact.SEMANTIC, Fact.HEAP_NAMES}),
+    needs=Holds.KERNELS,
 )

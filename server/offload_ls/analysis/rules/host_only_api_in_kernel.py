@@ -25,6 +25,7 @@ that is not itself a kernel is judged by the file's kernels' ecosystem.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Literal
 
 from tree_sitter import Node
 
@@ -32,6 +33,7 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.device_code import DeviceFn
 from offload_ls.analysis.indexing import ThreadFlow
 from offload_ls.analysis.model import Finding, Level, Span
+from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.std_names import (
     CORE_FLOAT_MATH,
@@ -53,35 +55,16 @@ _PATHLIKE = {"scoped_identifier", "scoped_type_identifier", "scoped_use_list", "
 
 
 
+#: How a candidate was found: a ``std::`` / ``alloc::`` path, a macro, a type, an
+#: allocating method, a float method of std.
+How = Literal["path", "macro", "type", "method", "float"]
+
+
 def check(ctx: FileContext) -> Iterator[Finding]:
     device = ctx.device_fns
     if not device:
         return
-    caps = _captures_in_device_code(ctx, device)
-    defined = ctx.facts.defined  # names the file defines (grammars/rust/defined_names.scm)
-    candidates: list[tuple[int, int, Node, str]] = []  # (start, end, node, how)
-    for n in caps.get("root", []):
-        top = _outermost(n)
-        candidates.append((*_range(top), top, "path"))
-    for n in caps.get("macro", []):
-        if node_text(n) not in defined:
-            candidates.append((*_range(n), n, "macro"))
-    shadowed = ctx.facts.shadowed  # names a `use` brings from another crate or module
-    for n in caps.get("type", []):
-        name = node_text(n)
-        if name in defined or name in shadowed:
-            continue  # the crate's own `Vec`, or `use heapless::Vec;`
-        top = _outermost(n)
-        if _rooted_elsewhere(top, name):
-            continue  # `heapless::Vec<f32, 4>`: another crate's type of the same name
-        candidates.append((*_range(top), top, "type"))
-    for n in caps.get("method", []):
-        candidates.append((n.start_byte, n.end_byte, n, "method"))
-    floats_from_crates = not FLOAT_MATH_CRATES.isdisjoint(ctx.facts.roots)
-    for n in caps.get("float_method", []):
-        if not floats_from_crates and node_text(n) not in ctx.facts.fn_names:
-            candidates.append((n.start_byte, n.end_byte, n, "float"))
-    candidates.sort(key=lambda c: (c[0], -c[1]))
+    candidates = _candidates(ctx, _captures_in_device_code(ctx, device))
 
     kept_end = -1
     flows: dict[int, ThreadFlow | None] = {}  # device function start -> its ThreadFlow (float receivers)
@@ -111,7 +94,37 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                       message=message(shown, category, name, dfn, profile.built()))
 
 
-def _provided(profile, category: str, name: str, how: str, roots: frozenset[str] = frozenset()) -> bool:
+def _candidates(ctx: FileContext, caps: dict[str, list[Node]]) -> list[tuple[int, int, Node, How]]:
+    """(start, end, node, how) of every host-only name in device code that the file does not
+    define or import itself, by start (the outermost first)."""
+    defined = ctx.facts.defined_host  # host-only names the file defines (grammars/rust/defined_names.scm)
+    candidates: list[tuple[int, int, Node, How]] = []
+    for n in caps.get("root", []):
+        top = _outermost(n)
+        candidates.append((*_range(top), top, "path"))
+    for n in caps.get("macro", []):
+        if node_text(n) not in defined:
+            candidates.append((*_range(n), n, "macro"))
+    shadowed = ctx.facts.shadowed_host  # host-only names a `use` brings from another crate or module
+    for n in caps.get("type", []):
+        name = node_text(n)
+        if name in defined or name in shadowed:
+            continue  # the crate's own `Vec`, or `use heapless::Vec;`
+        top = _outermost(n)
+        if _rooted_elsewhere(top, name):
+            continue  # `heapless::Vec<f32, 4>`: another crate's type of the same name
+        candidates.append((*_range(top), top, "type"))
+    for n in caps.get("method", []):
+        candidates.append((n.start_byte, n.end_byte, n, "method"))
+    floats_from_crates = not FLOAT_MATH_CRATES.isdisjoint(ctx.facts.roots)
+    for n in caps.get("float_method", []):
+        if not floats_from_crates and node_text(n) not in ctx.facts.float_fns:
+            candidates.append((n.start_byte, n.end_byte, n, "float"))
+    candidates.sort(key=lambda c: (c[0], -c[1]))
+    return candidates
+
+
+def _provided(profile, category: str, name: str, how: How, roots: frozenset[str] = frozenset()) -> bool:
     """Does the kernel's ecosystem provide this on the device (cuda_std's ``println!``, its
     prelude's ``Vec`` / ``format!`` and allocation; CubeCL's ``debug_print!``), or a device
     library or allocator the file imports (``roots``: the crate's import roots; the profile's
@@ -311,7 +324,7 @@ def _range(node: Node) -> tuple[int, int]:
     return node.start_byte, node.end_byte
 
 
-def _category(node: Node, how: str) -> tuple[str, str]:
+def _category(node: Node, how: How) -> tuple[str, str]:
     """(category, name) of a reported node; see :func:`message`."""
     if how == "method":
         return "alloc", f".{node_text(node)}()"
@@ -363,5 +376,7 @@ RULE = Rule(
     default_level=Level.DENY,
     summary="device code uses std, allocation or printing, which do not exist on the GPU",
     check=check,
-    needs=frozenset({"device_fns"}),
+    reads=frozenset({Fact.SEMANTIC, Fact.DEVICE_CODE, Fact.HELPER_ECOSYSTEM,
+                     Fact.HOST_NAMES, Fact.INDEX_HELPERS}),
+    needs=Holds.DEVICE_FNS,
 )

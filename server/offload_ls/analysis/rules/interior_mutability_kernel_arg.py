@@ -25,6 +25,7 @@ from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.model import Finding, Kernel, Level, Param, Span
+from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.syntax.parse import node_text
 from offload_ls.syntax.paths import outermost, path_segments, type_arguments, type_name_node
@@ -135,5 +136,6 @@ RULE = Rule(
     default_level=Level.WARN,
     summary="kernel parameter writes through `&` via Cell/RefCell/..: the writes never reach the host, and threads race",
     check=check,
-    needs=frozenset({"kernels"}),
+    reads=frozenset({Fact.SEMANTIC}),
+    needs=Holds.KERNELS,
 )

@@ -22,6 +22,7 @@ from tree_sitter import Node
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.model import Finding, Kernel, Level
+from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.syntax.parse import node_text, parse_type
 
@@ -32,7 +33,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
     facts = ctx.facts
     if not facts.has_externs or ctx.summary is not None and not ctx.summary.extern_decls:
         return
-    for name in {e.name for s in ([ctx.summary] if ctx.summary is not None else facts.summaries) for e in s.extern_decls}:
+    names = {e.name for e in ctx.summary.extern_decls} if ctx.summary is not None else facts.extern_names
+    for name in names:
         kernel = facts.kernel_anywhere(name)
         if kernel is None or kernel.launched or kernel.body_span is None or facts.kernel_is_ambiguous(name):
             continue
@@ -116,5 +118,6 @@ RULE = Rule(
     default_level=Level.DENY,
     summary="a host-side `extern` declaration of a kernel disagrees with the device kernel's signature",
     check=check,
-    needs=frozenset({"externs"}),
+    reads=frozenset({Fact.SEMANTIC, Fact.EXTERNS}),
+    needs=Holds.EXTERNS,
 )

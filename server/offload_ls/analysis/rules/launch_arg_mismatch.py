@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.launch_args import ArgInfo, arg_info, fits, reparse
 from offload_ls.analysis.model import Ecosystem, Finding, Kernel, Launch, Level, Param, Transfer
+from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.transfer import is_slice_type
 from offload_ls.syntax.parse import node_text
@@ -239,5 +240,6 @@ RULE = Rule(
     default_level=Level.DENY,
     summary="launch arguments do not fit the kernel: count, reference kind, or numeric type",
     check=check,
-    needs=frozenset({"launches"}),
+    reads=frozenset({Fact.SEMANTIC, Fact.EXTERNS, Fact.INDEX_HELPERS}),
+    needs=Holds.LAUNCHES,
 )

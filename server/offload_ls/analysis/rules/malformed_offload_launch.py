@@ -20,6 +20,7 @@ from collections.abc import Iterator
 
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.model import Finding, Level, Span
+from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 
 NAME = "malformed_offload_launch"
@@ -80,5 +81,6 @@ RULE = Rule(
     default_level=Level.DENY,
     summary="`offload!` without `kernel` or `args`, with a field twice, an unknown field, or a negative `device`",
     check=check,
-    needs=frozenset({"launches"}),
+    reads=frozenset({Fact.SEMANTIC, Fact.DEFINED_NAMES}),
+    needs=Holds.LAUNCHES,
 )

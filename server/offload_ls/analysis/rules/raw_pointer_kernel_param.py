@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis import shift
 from offload_ls.analysis.model import Edit, Finding, Fix, Kernel, Level, Param
+from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.transfer import SCALAR_BYTES
 from offload_ls.syntax.parse import node_text
@@ -169,5 +170,6 @@ RULE = Rule(
     default_level=Level.WARN,
     summary="kernel parameter is a raw pointer: unsafe to use, no noalias, and often the wrong copy size",
     check=check,
-    needs=frozenset({"kernels"}),
+    reads=frozenset({Fact.SEMANTIC, Fact.LAUNCHED, Fact.EXTERNS}),
+    needs=Holds.KERNELS,
 )

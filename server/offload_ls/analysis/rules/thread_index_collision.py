@@ -35,6 +35,7 @@ from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.index_form import IndexForms, uses
 from offload_ls.analysis.indexing import ThreadFlow, strip
 from offload_ls.analysis.model import Finding, Kernel, Launch, Level, Span
+from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.writes import PER_BLOCK, SOME, reach, write_target, writable_params
 from offload_ls.syntax.parse import node_text
@@ -213,5 +214,6 @@ RULE = Rule(
     default_level=Level.WARN,
     summary="a thread-dependent index written by several threads of the launch (missing block size or dimension)",
     check=check,
-    needs=frozenset({"kernels"}),
+    reads=frozenset({Fact.SEMANTIC, Fact.LAUNCHED, Fact.INDEX_HELPERS}),
+    needs=Holds.KERNELS,
 )

@@ -28,6 +28,7 @@ from tree_sitter import Node
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.indexing import ThreadFlow
 from offload_ls.analysis.model import Finding, Kernel, Level, Param, Span
+from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.writes import ALL, PER_BLOCK, reach, write_target, writable_params
 from offload_ls.syntax.parse import node_text
@@ -165,5 +166,6 @@ RULE = Rule(
     default_level=Level.WARN,
     summary="kernel writes a place that does not depend on the thread index: every GPU thread races on it",
     check=check,
-    needs=frozenset({"kernels"}),
+    reads=frozenset({Fact.SEMANTIC, Fact.LAUNCHED, Fact.SINGLE_THREAD, Fact.INDEX_HELPERS}),
+    needs=Holds.KERNELS,
 )

@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.ecosystems import for_form
 from offload_ls.analysis.model import Ecosystem, Finding, Launch, Level
+from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 
 NAME = "unknown_launch_kernel"
@@ -67,7 +68,7 @@ def _kernel_names(ctx: FileContext, offload: bool) -> set[str]:
         if offload:
             names |= set(facts.crate.fns)
     if offload:
-        names |= {f.name for s in facts.summaries for f in s.items.fns}
+        names |= {f.name for items in facts.items for f in items.fns}
     return names
 
 
@@ -113,14 +114,14 @@ def _external(ctx: FileContext, path: list[str]) -> bool:
     """Does the name come from another crate: a path whose first segment is no module of
     this crate (a dependency is in scope without a `use`: ``otherk::remote``), or a name a
     `use` brings from another crate (``use otherk::remote2;``)?"""
-    mods = {m for s in ctx.facts.summaries for m in s.items.mods}
+    mods = {m for items in ctx.facts.items for m in items.mods}
     if ctx.facts.crate is not None:
         mods |= ctx.facts.crate.mods
     local = {"crate", "self", "super"} | mods
     if len(path) >= 2:
         return path[0] not in local
-    for s in ctx.facts.summaries:
-        for name, root in s.items.imports:
+    for items in ctx.facts.items:
+        for name, root in items.imports:
             if name == path[0] and root not in local:
                 return True
     return False
@@ -130,7 +131,7 @@ def _maybe_defined(ctx: FileContext, *names: str) -> bool:
     """May the crate define the name in a way its syntax trees do not show: made by an
     item-position macro (``mk!(gen_k);``), or in a part of a file that does not parse
     while it is being edited?"""
-    loose = {n for s in ctx.facts.summaries for n in s.items.loose_names}
+    loose = {n for items in ctx.facts.items for n in items.loose_names}
     if ctx.facts.crate is not None:
         loose |= ctx.facts.crate.loose_names
     return any(n in loose for n in names)
@@ -141,5 +142,6 @@ RULE = Rule(
     default_level=Level.DENY,
     summary="a launch names a kernel the crate does not define (with a did-you-mean)",
     check=check,
-    needs=frozenset({"launches"}),
+    reads=frozenset({Fact.SEMANTIC, Fact.EXTERNS}),
+    needs=Holds.LAUNCHES,
 )

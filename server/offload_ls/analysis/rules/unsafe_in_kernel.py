@@ -31,8 +31,9 @@ from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.model import Finding, Kernel, Level, Related, Span
+from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
-from offload_ls.analysis.rules.static_mut_in_kernel import StaticMuts
+from offload_ls.analysis.static_muts import StaticMuts
 from offload_ls.syntax.parse import node_text
 from offload_ls.syntax.paths import path_segments
 from offload_ls.syntax.queries import matches
@@ -345,5 +346,6 @@ RULE = Rule(
     default_level=Level.WARN,
     summary="unsafe context in a kernel dereferences a raw pointer where references are the idiom, or uses a non-shared `static mut`",
     check=check,
-    needs=frozenset({"kernels"}),
+    reads=frozenset({Fact.SEMANTIC, Fact.STATICS}),
+    needs=Holds.KERNELS,
 )

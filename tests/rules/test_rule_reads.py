@@ -1,0 +1,169 @@
+"""Rules declare what they read (analysis/reads.py), and the declarations are complete:
+
+- every read of ``ctx.facts`` a rule makes on the corpus and the examples is of a kind it
+  declares (the guard: a recording ``FileFacts`` stand-in, tests/rules/reads_guard.py), and
+  the guard does catch an undeclared read;
+- results never depend on the cache: after edits of other units (moving them, changing what
+  they export, removing them) an analysis through a warm cache equals a cold analysis of
+  the same text;
+- no rule imports another rule.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from reads_guard import undeclared_reads
+
+from offload_ls.analysis.cache import AnalysisCache
+from offload_ls.analysis.engine import analyze_source, analyze_tree
+from offload_ls.analysis.facts import FileFacts
+from offload_ls.analysis.reads import MEMBER_FACTS, Fact, Holds
+from offload_ls.analysis.rules import all_rules
+from offload_ls.analysis.units import split_units
+from offload_ls.syntax.parse import parse
+
+REPO = Path(__file__).resolve().parents[2]
+RULES_DIR = REPO / "server" / "offload_ls" / "analysis" / "rules"
+FILES = sorted([*REPO.glob("tests/corpus/**/*.rs"), *REPO.glob("examples/**/*.rs")])
+
+
+def _id(p: Path) -> str:
+    return str(p.relative_to(REPO))
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_rules_read_only_declared_facts(path):
+    assert undeclared_reads(list(all_rules().values()), path.read_bytes()) == {}
+
+
+KERNEL_WITH_ONE_THREAD = b"""
+fn launch(y: &mut [f32]) {
+    core::offload::offload! { kernel = k, workgroup_dim = [1, 1, 1], thread_dim = [1, 1, 1], args = (&mut y) };
+}
+#[rustc_offload_kernel]
+fn k(y: &mut [f32]) { y[0] = 1.0; }
+"""
+
+
+def test_the_guard_catches_an_undeclared_read():
+    def check(ctx):
+        for k in ctx.kernels:
+            ctx.facts.single_thread(k.name)
+        return ()
+
+    rule = all_rules()["unindexed_kernel_write"]
+    sloppy = replace(rule, check=check, reads=frozenset({Fact.SEMANTIC}))
+    assert undeclared_reads([sloppy], KERNEL_WITH_ONE_THREAD) == {"unindexed_kernel_write": {"single_thread"}}
+    declared = replace(sloppy, reads=frozenset({Fact.SEMANTIC, Fact.SINGLE_THREAD}))
+    assert undeclared_reads([declared], KERNEL_WITH_ONE_THREAD) == {}
+
+    def private(ctx):
+        ctx.facts._all_launches  # a member no kind answers for
+        return ()
+
+    assert undeclared_reads([replace(rule, check=private)], KERNEL_WITH_ONE_THREAD) == {
+        "unindexed_kernel_write": {"_all_launches"}}
+
+
+def test_rules_declare_needs_and_reads_typed():
+    for rule in all_rules().values():
+        assert isinstance(rule.needs, Holds) and rule.needs, rule.name
+        assert rule.reads and all(isinstance(k, Fact) for k in rule.reads), rule.name
+
+
+def test_every_member_kind_is_a_file_facts_member():
+    facts = FileFacts([], [])
+    for member in MEMBER_FACTS:
+        assert hasattr(facts, member), member
+
+
+# ------------------------------------------------------------------ results never depend on the cache
+
+def _edits(text: bytes) -> list[bytes]:
+    """Versions of ``text`` with one unit edited: a line inserted before it (the units after
+    move), removed, a function renamed, a number changed (what other units read of it changes)."""
+    units = split_units(parse(text).root_node, text)
+    picked = units if len(units) <= 4 else [units[j * (len(units) - 1) // 3] for j in range(4)]
+    out = []
+    for u in picked:
+        before, body, after = text[:u.start], text[u.start:u.end], text[u.end:]
+        out.append(before + b"// moved\n" + body + after)
+        out.append(before + after)
+        renamed = re.sub(rb"\bfn (\w+)", rb"fn \1_renamed", body, count=1)
+        if renamed != body:
+            out.append(before + renamed + after)
+        bumped = re.sub(rb"\b([1-9][0-9]*)\b", lambda m: str(int(m.group(1)) + 1).encode(), body, count=1)
+        if bumped != body:
+            out.append(before + bumped + after)
+    return out
+
+
+def _warm(cache: AnalysisCache, text: bytes):
+    return analyze_tree(text, parse(text).root_node, cache=cache)
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_results_never_depend_on_the_cache(path):
+    text = path.read_bytes()
+    cold = analyze_source(text)
+    cache = AnalysisCache()
+    assert _warm(cache, text) == cold
+    for edited in _edits(text):
+        assert _warm(cache, edited) == analyze_source(edited), edited.decode("utf-8", "replace")
+        assert _warm(cache, text) == cold  # and back (undo)
+
+
+def _launch_edits(text: bytes) -> list[bytes]:
+    """The launch runs 32 threads, then one again: what unindexed_kernel_write says of the
+    kernel (another unit) changes, the kernel's bytes do not."""
+    many = text.replace(b"thread_dim = [1, 1, 1]", b"thread_dim = [32, 1, 1]")
+    return [text, many, text, many]
+
+
+def test_a_fact_other_units_read_changes():
+    cache = AnalysisCache()
+    versions = _launch_edits(KERNEL_WITH_ONE_THREAD)
+    assert [f.rule for f in analyze_source(versions[1]).findings] == ["unindexed_kernel_write"]
+    for text in versions:
+        assert _warm(cache, text) == analyze_source(text)
+
+
+def test_the_cache_test_fails_without_the_declaration(monkeypatch):
+    """With the launches of a unit's kernels left out of the declarations (of every rule: a
+    unit's cache key joins what all its rules read), the kernel's cached findings are reused
+    after the launch changed: the warm analysis differs from the cold one (what
+    test_a_fact_other_units_read_changes would catch)."""
+    for rule in list(all_rules().values()):
+        monkeypatch.setitem(all_rules(), rule.name,
+                            replace(rule, reads=rule.reads - {Fact.LAUNCHED, Fact.SINGLE_THREAD}))
+    cache = AnalysisCache()
+    results = [(_warm(cache, text), analyze_source(text)) for text in _launch_edits(KERNEL_WITH_ONE_THREAD)]
+    assert any(warm != cold for warm, cold in results)
+
+
+# ------------------------------------------------------------------ no rule imports another rule
+
+def _imported_modules(tree: ast.AST) -> set[str]:
+    out = set()
+    for node in ast.walk(tree):  # imports inside functions too
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+            out.update(f"{node.module}.{a.name}" for a in node.names)
+    return out
+
+
+def test_no_rule_imports_another_rule():
+    rule_modules = {f"offload_ls.analysis.rules.{p.stem}" for p in RULES_DIR.glob("*.py") if p.stem != "__init__"}
+    assert len(rule_modules) == len(all_rules())
+    for path in RULES_DIR.glob("*.py"):
+        if path.stem == "__init__":
+            continue
+        imported = _imported_modules(ast.parse(path.read_text()))
+        assert not (imported & (rule_modules - {f"offload_ls.analysis.rules.{path.stem}"})), path.name
