@@ -582,3 +582,27 @@ def test_editing_a_position_helper_checks_the_kernels_that_call_it_again():
     # a guard in the kernel: nothing
     doc.edit("y[i] = x[i];", "if i < 64 { y[i] = x[i]; }")
     assert doc.result.findings == ()
+
+
+def test_a_rule_that_raises_is_a_failure_on_the_result(monkeypatch):
+    # Failures are data on the result (the CLI prints them as notices, the server logs
+    # them): cold, and when the failing unit's result comes from the cache.
+    rule = all_rules()["unindexed_kernel_write"]
+
+    def check(ctx):
+        if any(k.name == "b" for k in ctx.kernels):
+            raise RuntimeError("boom " + "x" * 300)
+        return rule.check(ctx)
+
+    monkeypatch.setitem(all_rules(), rule.name, dataclasses.replace(rule, check=check))
+    cold = analyze_source(TWO_KERNELS.encode())
+    assert [(f.rule, f.error) for f in cold.failures] == [
+        ("unindexed_kernel_write", "RuntimeError: boom " + "x" * 195 + "…")]
+    assert cold.failures[0].message.startswith(
+        "rule unindexed_kernel_write failed; its findings are missing for this file (RuntimeError: boom x")
+    assert "Traceback (most recent call last)" in cold.failures[0].traceback
+    doc = Doc(TWO_KERNELS)
+    doc.edit("y[0] = 1.0;", "y[0] = 5.0;")  # `b`'s failure is kept from the cache
+    assert [f.rule for f in doc.result.failures] == ["unindexed_kernel_write"]
+    monkeypatch.setitem(all_rules(), rule.name, rule)
+    assert analyze_source(TWO_KERNELS.encode()).failures == ()

@@ -248,6 +248,35 @@ def test_an_analysis_failure_is_reported_to_the_client(monkeypatch):
                        "no lints for this text", types.MessageType.Error)]
 
 
+def test_a_failing_rule_is_logged_to_the_client_once(monkeypatch):
+    """A rule that raises on a text is a failure on the analysis (analysis/engine.py), which
+    the server sends to the client's log once per file and rule, not on every keystroke; the
+    other rules' findings still come."""
+    import dataclasses
+
+    from lsprotocol import types
+
+    from offload_ls.analysis.rules import all_rules
+    from offload_ls.lsp import server as server_module
+    from offload_ls.syntax.parse import parse
+
+    rules = all_rules()
+
+    def boom(ctx):
+        raise RuntimeError("rule bug")
+
+    monkeypatch.setitem(rules, "unsafe_in_kernel", dataclasses.replace(rules["unsafe_in_kernel"], check=boom))
+    ls = server_module.OffloadLanguageServer()
+    logged = []
+    monkeypatch.setattr(ls.analyses, "_log", lambda message, type_=None: logged.append((message, type_)))
+    first = ls.analyses.analyze(KERNEL, parse(KERNEL), {}, "/w/src/k.rs")
+    again = ls.analyses.analyze(KERNEL, parse(KERNEL), {}, "/w/src/k.rs")
+    assert [f.rule for f in first.findings] == [f.rule for f in again.findings] != []
+    assert "unsafe_in_kernel" not in {f.rule for f in first.findings}
+    assert logged == [("/w/src/k.rs: rule unsafe_in_kernel failed; its findings are missing for this file "
+                       "(RuntimeError: rule bug)", types.MessageType.Error)]
+
+
 @pytest.mark.toolchain
 def test_source_vanishing_between_save_and_check(make_server, tmp_path, shared_target_dir):
     """``src/main.rs`` is deleted right after its save, before the check starts (the

@@ -17,11 +17,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 from offload_ls.analysis import shift
-from offload_ls.analysis.model import Finding
+from offload_ls.analysis.model import Finding, RuleFailure
 from offload_ls.analysis.units import UnitSummary
-
-#: Stands for "the rule raised on this unit" in a cached result.
-FAILED = object()
 
 #: Default bound of each table (units): a 5,000-line file has about 1,700 units, and an
 #: edit adds a few entries, so this keeps several versions of a large file.
@@ -77,8 +74,9 @@ class LRU:
 
 @dataclass
 class UnitResult:
-    """Rule results of one unit: rule name -> its findings (or :data:`FAILED`), computed
-    when the unit spanned ``[start, end)``."""
+    """Rule results of one unit: rule name -> its findings (or the
+    :class:`~offload_ls.analysis.model.RuleFailure` when it raised), computed when the unit
+    spanned ``[start, end)``."""
 
     start: int
     end: int
@@ -87,7 +85,7 @@ class UnitResult:
     @property
     def failed(self) -> list[str]:
         """Rules that raised on this unit."""
-        return [name for name, v in self.by_rule.items() if v is FAILED]
+        return [name for name, v in self.by_rule.items() if isinstance(v, RuleFailure)]
 
     def at(self, start: int) -> UnitResult:
         """The same results for the unit now starting at ``start`` (spans inside the unit
@@ -96,7 +94,7 @@ class UnitResult:
         if d == 0:
             return self
         lo, hi = self.start, self.end
-        moved = {name: v if v is FAILED or not v else tuple(shift.finding(f, d, lo, hi) for f in v)  # type: ignore[union-attr]
+        moved = {name: v if isinstance(v, RuleFailure) or not v else tuple(shift.finding(f, d, lo, hi) for f in v)  # type: ignore[union-attr]
                  for name, v in self.by_rule.items()}
         return UnitResult(start, self.end + d, moved)
 

@@ -16,12 +16,12 @@ from tree_sitter import Node
 
 from offload_ls.analysis.device_code import DeviceFn
 from offload_ls.analysis.facts import FileFacts
-from offload_ls.analysis.indexing import FlowIndex
+from offload_ls.analysis.flow.sources import FlowIndex
 from offload_ls.analysis.model import Kernel, Launch, Span
 from offload_ls.analysis.units import Unit, UnitSummary, split_units, summarize, unit_captures
 from offload_ls.syntax.queries import captures, captures_many, matches
 
-#: Queries over one function that the rules share (analysis/indexing.py ThreadFlow,
+#: Queries over one function that the rules share (analysis/flow/thread_flow.py ThreadFlow,
 #: unsafe_in_kernel, host_only_api_in_kernel): run together, once per function per analysis.
 FN_QUERIES = ("dataflow", "thread_index", "global_index", "host_only_api")
 
@@ -158,7 +158,7 @@ class FileContext:
         return node
 
     def lets_at(self, offset: int):
-        """The :class:`~offload_ls.analysis.indexing.LetIndex` of the function around byte
+        """The :class:`~offload_ls.analysis.flow.scopes.LetIndex` of the function around byte
         ``offset`` (``None`` outside a function): ``find_binding`` with it costs a lookup,
         not a scan of every statement before the use (a ``main`` of 500 launches)."""
         node = self.root.descendant_for_byte_range(offset, offset)
@@ -167,7 +167,7 @@ class FileContext:
         return self.flow_index(node).let_index if node is not None else None
 
     def flow_index(self, fn: Node) -> FlowIndex:
-        """Function item ``fn``'s :class:`~offload_ls.analysis.indexing.FlowIndex`, built
+        """Function item ``fn``'s :class:`~offload_ls.analysis.flow.sources.FlowIndex`, built
         once per function per context (rules build their ThreadFlow on it)."""
         key = (fn.start_byte, fn.end_byte)
         found = self._flow_index.get(key)

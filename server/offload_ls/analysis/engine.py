@@ -14,17 +14,18 @@ analysed again. The result never depends on what the cache holds.
 from __future__ import annotations
 
 import logging
+import traceback
 from collections.abc import Mapping
 
 from tree_sitter import Node
 
 from offload_ls.analysis import shift
-from offload_ls.analysis.cache import FAILED, AnalysisCache, CacheStats, LastRun, UnitResult
+from offload_ls.analysis.cache import AnalysisCache, CacheStats, LastRun, UnitResult
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.dependencies import ActiveRules, holds, unit_context
 from offload_ls.analysis.incremental import UnitStates, carry_over, plan, reuse
 from offload_ls.analysis.facts import FileFacts
-from offload_ls.analysis.model import Finding, Kernel, Launch, Level
+from offload_ls.analysis.model import Finding, Kernel, Launch, Level, RuleFailure
 from offload_ls.analysis.rules import Rule, all_rules
 from offload_ls.analysis.suppress import SuppressionIndex, suppressions_from
 from offload_ls.analysis.units import (Unit, UnitSummary, resolve, split_units, split_units_after_edit, summarize,
@@ -35,19 +36,22 @@ from offload_ls.syntax.queries import compile_all
 log = logging.getLogger(__name__)
 
 class FileAnalysis:
-    """What one file's analysis produced: kernels, launches, findings (sorted by span), and
-    the file's facts (for the crate index: analysis/crate_index.py ``file_items``; not
-    part of equality).
+    """What one file's analysis produced: kernels, launches, findings (sorted by span), the
+    rules that raised (``failures``: their findings are missing for the file), and the
+    file's facts (for the crate index: analysis/crate_index.py ``file_items``). Facts and
+    failures are not part of equality.
 
     ``kernels`` and ``launches`` are gathered from the facts when first read (publishing
     diagnostics after an edit never reads them), or given."""
 
-    __slots__ = ("findings", "facts", "_kernels", "_launches")
+    __slots__ = ("findings", "facts", "failures", "_kernels", "_launches")
 
     def __init__(self, kernels: tuple[Kernel, ...] | None, launches: tuple[Launch, ...] | None,
-                 findings: tuple[Finding, ...], facts: FileFacts | None = None) -> None:
+                 findings: tuple[Finding, ...], facts: FileFacts | None = None,
+                 failures: tuple[RuleFailure, ...] = ()) -> None:
         self.findings = findings
         self.facts = facts
+        self.failures = failures
         self._kernels = kernels
         self._launches = launches
 
@@ -98,7 +102,8 @@ def analyze_tree(source: bytes, root: Node, levels: Mapping[str, Level] | None =
             rules that read other files (a launch elsewhere, a constant, an alias);
             ``None``: the file alone.
 
-    A rule that raises is logged and skipped; the other rules still report.
+    A rule that raises is skipped (and logged); the result's ``failures`` say which, and the
+    other rules still report.
     """
     if cache is None:
         return _analyze(source, root, levels, AnalysisCache(), crate)
@@ -149,7 +154,7 @@ def _analyze(source: bytes, root: Node, levels: Mapping[str, Level] | None, c: A
             state.failed_units.add(i)
     c.last = LastRun(signature, keys, starts, summaries, facts, state.contexts, state.results, state.found,
                      positional, state.failed_units, units, source)
-    return FileAnalysis(None, None, _file_findings(state, facts, source), facts)
+    return FileAnalysis(None, None, _file_findings(state, facts, source), facts, _failures(state))
 
 
 def _split(root: Node, source: bytes, prev: LastRun | None) -> list[Unit]:
@@ -158,6 +163,15 @@ def _split(root: Node, source: bytes, prev: LastRun | None) -> list[Unit]:
     if prev is not None and prev.units is not None and prev.source is not None:
         units = split_units_after_edit(root, source, prev.source, prev.units)
     return units if units is not None else split_units(root, source)
+
+
+def _failures(state: UnitStates) -> tuple[RuleFailure, ...]:
+    """One failure per rule that raised on some unit, in rule order of first failure."""
+    out: dict[str, RuleFailure] = {}
+    for i in sorted(state.failed_units):
+        for name in state.results[i].failed:
+            out.setdefault(name, state.results[i].by_rule[name])
+    return tuple(out.values())
 
 
 def _file_findings(state: UnitStates, facts: FileFacts, source: bytes) -> tuple[Finding, ...]:
@@ -232,7 +246,7 @@ def _summaries(units: list[Unit], indices, root: Node, source: bytes, c: Analysi
 
 
 def _ok(v) -> tuple:
-    return () if v is None or v is FAILED else v
+    return () if v is None or isinstance(v, RuleFailure) else v
 
 
 def _with_level(f: Finding, level: Level) -> Finding:
@@ -270,6 +284,8 @@ def _check_unit(i: int, unit: Unit, facts: FileFacts, active: ActiveRules, root:
 def _run(rule: Rule, ctx: FileContext):
     try:
         return tuple(rule.check(ctx))
-    except Exception:  # a bug in one rule must not hide the others' findings
+    except Exception as exc:  # a bug in one rule must not hide the others' findings
         log.exception("rule %s failed; its findings are missing for this file", rule.name)
-        return FAILED
+        text = str(exc)
+        return RuleFailure(rule.name, f"{type(exc).__name__}: {text if len(text) <= 200 else text[:200] + '…'}",
+                           traceback.format_exc())

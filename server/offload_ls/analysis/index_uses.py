@@ -3,7 +3,7 @@ the index uses of a function (``x[e]``, ``p.add(e)``, ``s.get_unchecked(e)``), w
 of the thread's position an index depends on, whether it is reduced into range, built up in
 a loop, and what the indexed buffer is (a local or block-shared array, a buffer of a static
 length, its name for a message). Used by unchecked_thread_index; every function reads a
-function's :class:`~offload_ls.analysis.indexing.ThreadFlow` and the syntax tree only.
+function's :class:`~offload_ls.analysis.flow.thread_flow.ThreadFlow` and the syntax tree only.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from offload_ls.analysis.bounds import DIVISION_METHODS
-from offload_ls.analysis.indexing import ThreadFlow, method_name, named, strip
+from offload_ls.analysis.flow.nodes import method_name, named, strip
+from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.static_muts import StaticMuts
 from offload_ls.syntax.parse import identifier_nodes, node_text, parse_type
 

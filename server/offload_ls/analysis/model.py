@@ -240,6 +240,24 @@ class Related:
 
 
 @dataclass(frozen=True)
+class RuleFailure:
+    """A rule that raised on (a unit of) a file: its findings are missing for the file.
+
+    Attributes:
+        rule: the rule's name. error: ``"<ExceptionType>: <text>"`` (text cut at 200
+        characters). traceback: the formatted traceback (for ``--verbose`` and logs).
+    """
+
+    rule: str
+    error: str
+    traceback: str = field(default="", compare=False, repr=False)
+
+    @property
+    def message(self) -> str:
+        return f"rule {self.rule} failed; its findings are missing for this file ({self.error})"
+
+
+@dataclass(frozen=True)
 class Finding:
     """One lint result. ``level`` is the rule's effective level after configuration.
 

@@ -13,7 +13,6 @@ and the other files are still checked.
 from __future__ import annotations
 
 import errno
-import logging
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -203,33 +202,6 @@ class CheckReport:
         return EXIT_OK
 
 
-class _LogRelay(logging.Handler):
-    """Turns the analysis layer's log records (e.g. a rule that raised, logged by
-    :func:`offload_ls.analysis.engine.analyze_tree`) into notices about the current file."""
-
-    def __init__(self, report: Callable[[Notice], None], verbose: bool) -> None:
-        super().__init__(logging.WARNING)
-        self.report = report
-        self.verbose = verbose
-        self.current: SourcePath | None = None
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            text = record.getMessage()
-            if record.exc_info and record.exc_info[1] is not None:
-                exc = record.exc_info[1]
-                text += f" ({type(exc).__name__}: {_short(exc)})"
-                if self.verbose:
-                    text += "\n" + _TRACEBACK.formatException(record.exc_info).rstrip()
-            level = "error" if record.levelno >= logging.ERROR else "warning"
-            self.report(Notice(level, text, self.current))
-        except Exception:  # noqa: BLE001 - logging must never break the run
-            self.handleError(record)
-
-
-_TRACEBACK = logging.Formatter()
-
-
 def _short(exc: BaseException) -> str:
     text = str(exc)
     return text if len(text) <= 200 else text[:200] + "…"
@@ -275,22 +247,16 @@ def check_paths(
 
     files = _collect(paths, result.cwd, report)
     progress = _Progress(err, len(files))
-    relay = _LogRelay(report, verbose)
-    logger = logging.getLogger("offload_ls")
-    logger.addHandler(relay)
     configs: dict[Path, CargoConfig] = {}
     crates = CrateIndexes(lambda: max_file_bytes, keep_trees=True)
     try:
         for n, src in enumerate(files, 1):
             progress.show(n)
-            relay.current = src
             levels = _levels_for(src, configs, overrides or {}, report, result.cwd)
-            fr = _check_file(src, levels, max_file_bytes, report, crates)
+            fr = _check_file(src, levels, max_file_bytes, report, crates, verbose)
             if fr is not None:
                 result.files.append(fr)
     finally:
-        relay.current = None
-        logger.removeHandler(relay)
         progress.clear()
     return result
 
@@ -348,7 +314,8 @@ def _relative_manifest(problem: str, cwd: Path) -> str:
 
 
 def _check_file(src: SourcePath, levels: Mapping[str, Level], max_file_bytes: int,
-                report: Callable[[Notice], None], crates: CrateIndexes | None = None) -> FileReport | None:
+                report: Callable[[Notice], None], crates: CrateIndexes | None = None,
+                verbose: bool = False) -> FileReport | None:
     read = read_for_analysis(src.path, max_file_bytes)
     if read.skip is not None:
         report(_skip_notice(read.skip, src))
@@ -362,6 +329,9 @@ def _check_file(src: SourcePath, levels: Mapping[str, Level], max_file_bytes: in
     except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the others
         report(Notice("error", f"analysis failed ({type(exc).__name__}: {_short(exc)})", src))
         return None
+    for failure in analysis.failures:  # a rule that raised: its findings are missing
+        trace = "\n" + failure.traceback.rstrip() if verbose and failure.traceback else ""
+        report(Notice("error", failure.message + trace, src))
     return FileReport(src, data, analysis.findings)
 
 

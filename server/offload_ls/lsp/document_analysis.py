@@ -60,6 +60,8 @@ class DocumentAnalyses:
         self.inflight: dict[str, tuple[int, asyncio.Future]] = {}
         #: URI -> the reason its text was last not analysed (logged once per new reason)
         self._skip_logged: dict[str, str] = {}
+        #: (label, rule failure) already logged
+        self._failures_logged: set[tuple[str, object]] = set()
 
     # ------------------------------------------------------------------ analysing one text
 
@@ -90,6 +92,7 @@ class DocumentAnalyses:
             if path is not None and result.facts is not None and \
                     crates.update(path, file_items(os.path.abspath(path), result.facts)):
                 self._call_on_loop(self.reanalyze_crate_mates, path)
+            self._report_failures(label, result.failures)
             return result
         except Exception as exc:  # noqa: BLE001 - never crash a handler on odd input
             if path is not None:  # its items did not follow: the crate index reads the file
@@ -98,6 +101,15 @@ class DocumentAnalyses:
             self._log(f"{label}: analysis failed ({type(exc).__name__}: {exc}); no lints for this text",
                       types.MessageType.Error)
             return EMPTY
+
+    def _report_failures(self, label: str, failures) -> None:
+        """One log line per rule that raised on ``label``'s text, the first time it does
+        (not on every keystroke). Safe to call from worker threads."""
+        for failure in failures:
+            key = (label, failure)
+            if key not in self._failures_logged:
+                self._failures_logged.add(key)
+                self._log(f"{label}: {failure.message}", types.MessageType.Error)
 
     # ------------------------------------------------------------------ reading analyses
 

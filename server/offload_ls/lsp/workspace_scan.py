@@ -66,6 +66,7 @@ def analyze_file(path: Path, max_bytes: int, levels: dict[str, Level], crates=No
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the scan
         result.messages.append(f"{path}: analysis failed ({type(exc).__name__}: {exc}); not analysed")
         return result
+    result.messages += [f"{path}: {failure.message}" for failure in result.analysis.failures]
     result.index = LineIndex(source)
     return result
 

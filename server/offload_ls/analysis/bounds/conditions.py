@@ -12,7 +12,17 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from offload_ls.analysis.bounds.expressions import MAX_DEPTH, Affine, affine, canon, method_call, named, path_name, strip
+from offload_ls.analysis.bounds.expressions import (
+    MAX_DEPTH,
+    Affine,
+    affine,
+    canon,
+    method_call,
+    named,
+    path_name,
+    strip,
+)
+
 
 @dataclass(frozen=True)
 class Guard:

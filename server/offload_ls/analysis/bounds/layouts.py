@@ -17,6 +17,7 @@ from offload_ls.analysis.bounds.poly import UNKNOWN, Poly, add, is_const, le_min
 from offload_ls.analysis.bounds.polynomial import Bounds
 from offload_ls.analysis.bounds.row_major import linear
 
+
 def record_stride(node: Node, resolve: Callable[[Node], Node | None], fold) -> int:
     """``k`` when ``node`` is ``k * v`` / ``v * k`` for a constant ``k`` (immutable ``let``s
     followed), else 0."""

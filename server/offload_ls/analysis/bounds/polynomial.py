@@ -10,7 +10,16 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from offload_ls.analysis.bounds.conditions import Guard, checked_axis_key, conditions
-from offload_ls.analysis.bounds.expressions import MAX_DEPTH, canon, constant, method_call, named, strip, sum_key, sum_terms
+from offload_ls.analysis.bounds.expressions import (
+    MAX_DEPTH,
+    canon,
+    constant,
+    method_call,
+    named,
+    strip,
+    sum_key,
+    sum_terms,
+)
 from offload_ls.analysis.bounds.poly import UNKNOWN, Poly, add, combine, divide, is_const, mul, sub
 from offload_ls.syntax.parse import node_text
 

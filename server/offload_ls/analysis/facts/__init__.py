@@ -25,7 +25,6 @@ from offload_ls.analysis.model import Ecosystem, Kernel, Launch, Transfer
 from offload_ls.analysis.suppress import CommentRec
 from offload_ls.analysis.units import ItemFacts, UnitSummary
 
-
 #: The position-free facts an analysis may take over from the previous one when every unit's
 #: exports and the crate view are the same (analysis/incremental.py plan's fast path).
 CARRIED = ("semantic_core", "own_semantic_hash", "primary_ecosystem", "kernel_attr_ecosystem", "offload_evidence",

@@ -23,6 +23,7 @@ Macro launch arguments are token trees: each argument's text is re-parsed as an 
 from __future__ import annotations
 
 from collections.abc import Iterator
+
 from tree_sitter import Node
 
 from offload_ls.analysis.arg_places import PlaceUse, classify, snippet_argument

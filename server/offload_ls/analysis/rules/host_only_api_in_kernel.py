@@ -31,7 +31,7 @@ from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.device_code import DeviceFn
-from offload_ls.analysis.indexing import ThreadFlow
+from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule

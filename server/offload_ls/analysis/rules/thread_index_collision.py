@@ -33,7 +33,8 @@ from tree_sitter import Node
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.index_form import IndexForms, uses
-from offload_ls.analysis.indexing import ThreadFlow, strip
+from offload_ls.analysis.flow.nodes import strip
+from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.model import Finding, Kernel, Launch, Level, Span
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule

@@ -36,9 +36,20 @@ from tree_sitter import Node
 from offload_ls.analysis.bounds import Affine, Guard, affine, bounded, canon, guards_at
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.index_uses import (block_only, buffer_base, buffer_name, built_up, clamped, index_uses,
-                                            indexes_block_memory, launch_position, len_hint, static_length)
-from offload_ls.analysis.indexing import ThreadFlow, identifiers, named, strip
+from offload_ls.analysis.flow.nodes import identifiers, named, strip
+from offload_ls.analysis.flow.thread_flow import ThreadFlow
+from offload_ls.analysis.index_uses import (
+    block_only,
+    buffer_base,
+    buffer_name,
+    built_up,
+    clamped,
+    index_uses,
+    indexes_block_memory,
+    launch_position,
+    len_hint,
+    static_length,
+)
 from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule

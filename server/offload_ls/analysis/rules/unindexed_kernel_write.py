@@ -2,7 +2,7 @@
 same for every GPU thread (``y[0] = ..``, ``*p += ..``), a data race between all threads of
 the launch.
 
-A write is reported only when its index is provably thread-independent (analysis/indexing.py:
+A write is reported only when its index is provably thread-independent (analysis/flow/:
 literals, ``SCREAMING_CASE`` constants, the kernel's own parameters, and ``let`` variables
 computed from those) and nothing on the way to it singles out some threads: writes inside a
 closure, or under an ``if`` / ``while`` / ``match`` / ``&&`` condition (or after an earlier
@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.indexing import ThreadFlow
+from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.model import Finding, Kernel, Level, Param, Span
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule

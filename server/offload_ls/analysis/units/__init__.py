@@ -24,8 +24,16 @@ units/gates.py (device / host code by ``#[cfg]`` and attributes).
 from offload_ls.analysis.units.captures import SCREENED_QUERIES, UNIT_QUERIES, unit_captures
 from offload_ls.analysis.units.gates import host_excluded_ranges
 from offload_ls.analysis.units.items import enclosing_block, is_shared_static
-from offload_ls.analysis.units.records import (ExternDecl, ExternParam, FnRec, ItemFacts, StaticDecl, UnitSummary,
-                                                exports, semantic_exports)
+from offload_ls.analysis.units.records import (
+                                                ExternDecl,
+                                                ExternParam,
+                                                FnRec,
+                                                ItemFacts,
+                                                StaticDecl,
+                                                UnitSummary,
+                                                exports,
+                                                semantic_exports,
+)
 from offload_ls.analysis.units.resplit import resolve, split_units_after_edit
 from offload_ls.analysis.units.split import Unit, split_units
 from offload_ls.analysis.units.summary import summarize

@@ -20,10 +20,26 @@ from offload_ls.analysis.suppress import comment_record
 from offload_ls.analysis.transfer import type_shape
 from offload_ls.analysis.units.captures import marker_captures
 from offload_ls.analysis.units.gates import attr_ranges, gated_ranges
-from offload_ls.analysis.units.items import (enclosing_block, is_shared_static, item_facts, loose_names,
-                                              macro_rules_in_macros, shadowed_names)
-from offload_ls.analysis.units.records import (_NO_EXPORTS, _NO_ITEMS, _NONE, ExternDecl, ExternParam, FnRec,
-                                                ItemFacts, StaticDecl, UnitSummary, exports)
+from offload_ls.analysis.units.items import (
+    enclosing_block,
+    is_shared_static,
+    item_facts,
+    loose_names,
+    macro_rules_in_macros,
+    shadowed_names,
+)
+from offload_ls.analysis.units.records import (
+    _NO_EXPORTS,
+    _NO_ITEMS,
+    _NONE,
+    ExternDecl,
+    ExternParam,
+    FnRec,
+    ItemFacts,
+    StaticDecl,
+    UnitSummary,
+    exports,
+)
 from offload_ls.analysis.units.split import Unit
 from offload_ls.syntax.parse import node_text
 
