@@ -38,7 +38,7 @@ PURE_LAYERS = ("syntax", "analysis", "workspace")
 #:   ``toolchain/process.py`` (ARCHITECTURE.md's invariant) and it reads toolchain facts (the
 #:   host triple, the discovered tools); the toolchain compiles and never runs or inspects a
 #:   built binary, so it never imports ``gpu``.
-#: - ``workflow.py`` (build, run, profile, assembly) is shared by both front ends.
+#: - ``workflow/`` (check, build, run, profile, assembly) is shared by both front ends.
 #: - ``lsp`` and ``cli`` are the two front ends; ``cli`` sits above ``lsp`` only because
 #:   ``offload-ls serve`` starts the server (the server never reaches into the CLI).
 #:   ``offload_ls/__main__.py`` is ``python -m offload_ls``, the CLI.

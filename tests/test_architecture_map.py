@@ -32,26 +32,7 @@ PATHLIKE = re.compile(r"[A-Za-z_][\w/]*(?:\.py|/)")
 
 #: Modules ARCHITECTURE.md does not name, and names it gives that do not exist, today:
 #: removed by the refactor of issue 13 (ARCHITECTURE.md's code map is rewritten from it).
-KNOWN_UNNAMED = {
-    "cli/check.py",
-    "cli/main.py",
-    "cli/formats/__init__.py",
-    "cli/formats/json_format.py",
-    "cli/formats/sarif.py",
-    "cli/formats/text.py",
-    "lsp/code_actions.py",
-    "lsp/config.py",
-    "lsp/diagnostics.py",
-    "lsp/documents.py",
-    "lsp/handlers.py",
-    "lsp/hover.py",
-    "lsp/positions.py",
-    "lsp/scheduler.py",
-    "lsp/watcher.py",
-    "lsp/workspace_scan.py",
-    "resources.py",
-    "workspace/rule_levels.py",
-}
+KNOWN_UNNAMED: set[str] = set()
 KNOWN_MISSING: set[str] = set()
 
 

@@ -19,9 +19,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import lint
 from tree_sitter import Node
 
-from helpers import lint
 from offload_ls.analysis.engine import analyze_source
 from offload_ls.analysis.model import Finding, Span
 from offload_ls.analysis.rules import all_rules

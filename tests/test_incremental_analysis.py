@@ -13,7 +13,6 @@ from pathlib import Path
 from helpers import dedent
 
 from offload_ls.analysis.cache import AnalysisCache
-from offload_ls.syntax import queries
 from offload_ls.analysis.context import FN_QUERIES
 from offload_ls.analysis.engine import analyze_source, analyze_tree
 from offload_ls.analysis.model import Finding, Span
@@ -32,6 +31,7 @@ from offload_ls.analysis.std_names import (
 )
 from offload_ls.analysis.suppress import Suppression, SuppressionIndex
 from offload_ls.analysis.units import UNIT_QUERIES, split_units
+from offload_ls.syntax import queries
 from offload_ls.syntax.parse import ParsedFile, TextEdit, parse
 from offload_ls.syntax.queries import captures, captures_many
 from offload_ls.syntax.text import LineIndex

@@ -7,7 +7,7 @@ from __future__ import annotations
 from offload_ls.analysis.engine import analyze_source
 from offload_ls.analysis.model import Transfer
 from offload_ls.analysis.preload import preloaded_args
-from offload_ls.lsp.hover import launch_markdown, kernel_markdown
+from offload_ls.lsp.hover import kernel_markdown, launch_markdown
 from offload_ls.toolchain.transfer_check import plan_for_launch
 from offload_ls.toolchain.transfer_plan import ArgTransfer, KernelTransfers
 

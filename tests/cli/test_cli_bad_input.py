@@ -5,8 +5,8 @@ others."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import json
+import os
 
 from cli_helpers import FILL_MSG, only
 

@@ -139,7 +139,8 @@ def test_build_reports_unfused_pairs_from_the_ptx_until_fp_contract_fast(offload
 
 
 def test_max_registers_marks_each_kernel_entry():
-    from offload_ls.toolchain.max_registers import check_value as regs, limit
+    from offload_ls.toolchain.max_registers import check_value as regs
+    from offload_ls.toolchain.max_registers import limit
 
     ir = ('define dso_local ptx_kernel void @k(ptr %dyn_ptr, ptr noalias %arg0) #1 {\n'
           'define internal void @k.offload_inner(ptr %x) #2 {\n'

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from offload_ls.gpu.profile import (ProfileError, ProfileReport, parse_ncu_raw, parse_runtime_profile, per_kernel,
-                                    render)
+from offload_ls.gpu.profile import ProfileError, ProfileReport, parse_ncu_raw, parse_runtime_profile, per_kernel, render
 from offload_ls.gpu.profile_run import ncu_note
 
 DATA = Path(__file__).parent / "data"

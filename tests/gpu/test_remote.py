@@ -18,8 +18,8 @@ import pytest
 from local_cluster import LocalCluster
 
 from offload_ls.gpu.bundle import make_bundle
-from offload_ls.gpu.launch import run_binary
 from offload_ls.gpu.glibc import check_glibc
+from offload_ls.gpu.launch import run_binary
 from offload_ls.gpu.remote import JOB_SCRIPT, bundle_entries, stage
 from offload_ls.gpu.remote_run import run_on_target
 from offload_ls.gpu.shell import Shell

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from lsprotocol import types
 from lsp_helpers import (
     RULE,
     apply_edits,
@@ -15,6 +14,7 @@ from lsp_helpers import (
     published,
     rng,
 )
+from lsprotocol import types
 
 # The kernel line holds λ and 😀 before the raw pointer; the host declaration (line 5)
 # holds λ before it.

@@ -9,9 +9,8 @@ import stat
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
-
 from lsp_helpers import capabilities, open_doc, wait_for
+from lsprotocol import types
 
 FIXTURES = Path(__file__).resolve().parents[1] / "toolchain" / "fixtures"
 

@@ -5,8 +5,8 @@ the other's diagnostics."""
 
 from __future__ import annotations
 
-from lsprotocol import types
 from lsp_helpers import change_doc, edit, initialize, open_doc, published, rng, wait_for
+from lsprotocol import types
 
 KERNELS = """#[rustc_offload_kernel]
 pub extern "gpu-kernel" fn fill(y: &mut [f32; 1024]) {

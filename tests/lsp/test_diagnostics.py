@@ -4,7 +4,6 @@ negotiated position encoding. Exact expectations use only raw_pointer_kernel_par
 from __future__ import annotations
 
 import pytest
-from lsprotocol import types
 from lsp_helpers import (
     RULE,
     change_doc,
@@ -16,6 +15,7 @@ from lsp_helpers import (
     rng,
     wait_for,
 )
+from lsprotocol import types
 
 # Line 1 holds a λ identifier and a 😀 comment before the finding `*mut [f32; 4]`:
 # code points 28..41; UTF-16 units 29..42 (😀 is a surrogate pair); UTF-8 bytes 32..45.

@@ -9,9 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
-
 from lsp_helpers import capabilities, open_doc, wait_for
+from lsprotocol import types
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "offload-kernels"
 
@@ -272,9 +271,10 @@ def test_expected_request_errors_are_logged_in_one_line():
     import logging
     import sys
 
+    from pygls.protocol import default_converter
+
     from offload_ls.lsp.commands import BuildArgs, register_command_args
     from offload_ls.lsp.server import _one_line_for_bad_input
-    from pygls.protocol import default_converter
 
     converter = default_converter()
     register_command_args(converter)

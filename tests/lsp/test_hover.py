@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from lsprotocol import types
 from lsp_helpers import initialize, open_doc, published, rng
+from lsprotocol import types
 
 SRC = """#[offload_kernel]
 fn scale(λ: f32, x: *mut [f32; 4], y: &[f32; 4], w: Wrapper) {

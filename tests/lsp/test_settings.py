@@ -3,8 +3,8 @@ Cargo.toml metadata, and their precedence (defaults < Cargo.toml < editor)."""
 
 from __future__ import annotations
 
-from lsprotocol import types
 from lsp_helpers import RULE, initialize, log_line, of_rule, open_doc, published, wait_for
+from lsprotocol import types
 
 SRC = """#[offload_kernel]
 fn scale(x: *mut [f32; 4]) {

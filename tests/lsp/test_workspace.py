@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 
-from lsprotocol import types
 from lsp_helpers import (
     RULE,
     initialize,
@@ -14,6 +13,7 @@ from lsp_helpers import (
     published,
     rng,
 )
+from lsprotocol import types
 
 SRC = """#[offload_kernel]
 fn scale(x: *mut [f32; 4]) {

@@ -1,7 +1,7 @@
 """aliased_launch_args: exact findings, ranges and related locations."""
 
 import pytest
-from helpers import dedent, findings_of, lint, located, doc_rust_blocks
+from helpers import dedent, doc_rust_blocks, findings_of, lint, located
 
 from offload_ls.analysis.engine import analyze_source
 from offload_ls.analysis.model import Level

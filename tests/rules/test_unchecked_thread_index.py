@@ -2,7 +2,7 @@
 host code are not reported."""
 
 import pytest
-from helpers import dedent, lint, doc_rust_blocks
+from helpers import dedent, doc_rust_blocks, lint
 
 from offload_ls.analysis.engine import analyze_source
 from offload_ls.analysis.model import Level

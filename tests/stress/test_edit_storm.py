@@ -24,9 +24,8 @@ import time
 from pathlib import Path
 
 import pytest
-
-from stress_helpers import FIGURES, copy_fixture, toolchain_or_skip
 from rawlsp import RawLsp, descendants, processes_matching, rss_bytes
+from stress_helpers import FIGURES, copy_fixture, toolchain_or_skip
 
 EDITS = 1000
 SAVE_EVERY = 50

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from rawlsp import RawLsp
 
 KERNEL = b"#[offload_kernel]\npub unsafe fn k(x: *mut f32) {}\n"

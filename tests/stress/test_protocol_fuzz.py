@@ -30,9 +30,8 @@ import os
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from stress_helpers import FIGURES
 from rawlsp import RawLsp, encode, frame
+from stress_helpers import FIGURES
 
 EXAMPLES = int(os.environ.get("OFFLOAD_LS_FUZZ_EXAMPLES", "150"))
 

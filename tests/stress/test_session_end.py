@@ -18,7 +18,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from rawlsp import RawLsp, processes_matching
 from stress_helpers import copy_fixture, executable
 

@@ -31,7 +31,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from rawlsp import descendants
 from stress_helpers import copy_fixture, executable, toolchain_or_skip
 

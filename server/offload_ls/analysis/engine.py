@@ -23,13 +23,20 @@ from offload_ls.analysis import shift
 from offload_ls.analysis.cache import AnalysisCache, CacheStats, LastRun, UnitResult
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.dependencies import ActiveRules, holds, unit_context
-from offload_ls.analysis.incremental import UnitStates, carry_over, plan, reuse
 from offload_ls.analysis.facts import FileFacts
+from offload_ls.analysis.incremental import UnitStates, carry_over, plan, reuse
 from offload_ls.analysis.model import Finding, Kernel, Launch, Level, RuleFailure
 from offload_ls.analysis.rules import Rule, all_rules
 from offload_ls.analysis.suppress import SuppressionIndex, suppressions_from
-from offload_ls.analysis.units import (Unit, UnitSummary, resolve, split_units, split_units_after_edit, summarize,
-                                      unit_captures)
+from offload_ls.analysis.units import (
+    Unit,
+    UnitSummary,
+    resolve,
+    split_units,
+    split_units_after_edit,
+    summarize,
+    unit_captures,
+)
 from offload_ls.syntax.parse import parse
 from offload_ls.syntax.queries import compile_all
 

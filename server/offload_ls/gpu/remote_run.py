@@ -14,11 +14,11 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from offload_ls.gpu.launch import RunReport, diagnose
 from offload_ls.gpu.glibc import check_glibc
+from offload_ls.gpu.launch import RunReport, diagnose
 from offload_ls.gpu.remote import JOB_SCRIPT, bundle_entries, run_over_ssh, stage
-from offload_ls.gpu.shell import Shell
 from offload_ls.gpu.runlog import INFO_BITS, parse_info_log
+from offload_ls.gpu.shell import Shell
 from offload_ls.gpu.slurm import check_partition, partition_info, sbatch_argv, submit
 from offload_ls.gpu.slurm_follow import follow
 from offload_ls.gpu.targets import RunTarget, TargetError

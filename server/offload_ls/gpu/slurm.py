@@ -17,7 +17,6 @@ from offload_ls.gpu.remote import Staged
 from offload_ls.gpu.shell import Shell
 from offload_ls.gpu.targets import TargetError, arch_of_gres
 
-
 #: Node states (sinfo ``%T``) in which a node takes no new job.
 _DOWN = ("down", "drain", "drained", "draining", "fail", "failing", "future", "inval", "maint", "not_responding",
          "power_down", "powered_down", "unknown")

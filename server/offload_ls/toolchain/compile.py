@@ -10,8 +10,8 @@ import asyncio
 import hashlib
 import re
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from offload_ls.toolchain import std_cache
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic, merge, parse_cargo_output

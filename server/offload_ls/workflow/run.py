@@ -16,9 +16,9 @@ from offload_ls.gpu.profile import ProfileReport
 from offload_ls.gpu.profile_run import profile_binary
 from offload_ls.gpu.targets import RunTarget
 from offload_ls.toolchain.crate import BuildSettings
-from offload_ls.toolchain.tools import find_cuda_tool
 from offload_ls.toolchain.doctor import DoctorReport
 from offload_ls.toolchain.process import CancelToken
+from offload_ls.toolchain.tools import find_cuda_tool
 from offload_ls.workflow.build import BuildOutcome, Progress, build_crate
 
 

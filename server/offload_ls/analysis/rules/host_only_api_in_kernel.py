@@ -36,10 +36,10 @@ from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.std_names import (
-    CORE_FLOAT_MATH,
-    FLOAT_MATH_CRATES,
     ALLOC_CRATE_TYPES,
     ALLOC_MACROS,
+    CORE_FLOAT_MATH,
+    FLOAT_MATH_CRATES,
     HEAP_TYPES,
     HOST_ONLY_HINTS,
     PRINT_MACROS,

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from offload_ls.analysis.context import FileContext
 from offload_ls.analysis import shift
+from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.model import Edit, Finding, Fix, Kernel, Level, Param
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule

@@ -30,7 +30,7 @@ from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.model import Finding, Kernel, Level, Param, Span
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
-from offload_ls.analysis.writes import ALL, PER_BLOCK, reach, write_target, writable_params
+from offload_ls.analysis.writes import ALL, PER_BLOCK, reach, writable_params, write_target
 from offload_ls.syntax.parse import node_text
 
 NAME = "unindexed_kernel_write"

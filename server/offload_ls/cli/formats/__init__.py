@@ -12,7 +12,6 @@ from typing import Literal
 
 from offload_ls.cli.check import CheckReport
 
-
 #: the ``--format`` values
 FormatName = Literal["text", "json", "sarif"]
 
