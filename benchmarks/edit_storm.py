@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             server.open(uri, storm.text, 1)
             version = 1
             # Warm-up: 50 edits and a save (with --compile: one completed check).
-            for n in range(50):
+            for _ in range(50):
                 version += 1
                 server.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
                                                          "contentChanges": storm.edit()})

@@ -97,8 +97,11 @@ async def test_newer_save_cancels_running_check_and_only_final_text_counts(clien
                    "the first check to be running", timeout=60)
     main.write_text(main.read_text().replace("(i as f32).sin()", "(i as f32) * 0.5"))
     _save(client, uri)
-    ends = lambda: [v for vs in client.progress_reports.values() for v in vs
-                    if isinstance(v, types.WorkDoneProgressEnd)]
+
+    def ends():
+        return [v for vs in client.progress_reports.values() for v in vs
+                if isinstance(v, types.WorkDoneProgressEnd)]
+
     await wait_for(lambda: len(ends()) >= 2, "both checks to end", timeout=300)
     assert ends()[0].message == "cancelled"
     assert ends()[1].message.startswith("done in ")
