@@ -112,7 +112,7 @@ def test_parse_long_format_with_profiler_noise():
         "==PROF== Disconnected from process 4242",
     ])
     launches = compare.parse_ncu_csv(text)
-    assert [(l.launch_id, l.kernel) for l in launches] == [
+    assert [(launch.launch_id, launch.kernel) for launch in launches] == [
         ("4242:0", "daxpy"), ("4242:1", "daxpy"), ("4242:2", "triad")]
     assert launches[0].seconds == pytest.approx(130048e-9, rel=1e-15)
     assert launches[0].bytes_read == 268435456.0
@@ -139,7 +139,7 @@ REAL_NCU_2025_3 = """\
 
 def test_parse_real_ncu_2025_3_export():
     launches = compare.parse_ncu_csv(REAL_NCU_2025_3)
-    assert [(l.launch_id, l.kernel, l.bytes_read, l.bytes_written) for l in launches] == [
+    assert [(launch.launch_id, launch.kernel, launch.bytes_read, launch.bytes_written) for launch in launches] == [
         ("981:0", "daxpy", 268444416.0, 114286848.0), ("981:42", "fir", 134231296.0, 111676928.0)]
     assert launches[0].seconds == pytest.approx(94720e-9, rel=1e-15)
     assert launches[1].seconds == pytest.approx(111168e-9, rel=1e-15)
@@ -155,7 +155,7 @@ def test_parse_long_format_minimal_columns_without_id():
         '"daxpy","gpu__time_duration.sum","nsecond","50"',
     ])
     launches = compare.parse_ncu_csv(text)
-    assert [(l.kernel, round(l.seconds * 1e9), l.bytes_read) for l in launches] == [
+    assert [(launch.kernel, round(launch.seconds * 1e9), launch.bytes_read) for launch in launches] == [
         ("fir", 100, 10.0), ("fir", 300, 30.0), ("daxpy", 50, None)]
 
 

@@ -161,7 +161,7 @@ def find_ice(text: str) -> str | None:
     lines = text.splitlines()
     for i, line in enumerate(lines):
         if "panicked at" in line and line.lstrip().startswith("thread "):
-            detail = next((l.strip() for l in lines[i + 1 : i + 4] if l.strip()), "")
+            detail = next((following.strip() for following in lines[i + 1 : i + 4] if following.strip()), "")
             where = line.split("panicked at", 1)[1].strip().rstrip(":")
             first = detail or where
             hint = ""
