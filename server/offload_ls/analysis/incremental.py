@@ -109,8 +109,8 @@ def carry_over(last: LastRun, units: list[Unit], starts: list[int], r: Reuse, af
     return state, sorted([*r.fresh, *again])
 
 
-def plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[UnitSummary], r: Reuse, stats: CacheStats, crate,
-          active: ActiveRules):
+def plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[UnitSummary], r: Reuse, stats: CacheStats,
+         crate, active: ActiveRules):
     """The file's facts, and which units that kept their bytes must be checked again
     because a fact their rules read changed: ``(facts, affected(i, o))`` for unit ``i``
     that was unit ``o`` of the previous analysis. (Units whose context holds positions of

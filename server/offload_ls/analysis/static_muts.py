@@ -164,7 +164,8 @@ def _is_reference(ident: Node) -> bool:
         return False
     if parent.type == "scoped_identifier" and parent.child_by_field_name("path") == ident:
         return False
-    if parent.type != "token_tree" and parent.child_by_field_name("name") == ident and parent.type != "scoped_identifier":
+    if (parent.type != "token_tree" and parent.child_by_field_name("name") == ident
+            and parent.type != "scoped_identifier"):
         return False
     return True
 

@@ -95,7 +95,8 @@ def _from_message(msg: dict, pass_label: str, root: Path) -> CompilerDiagnostic 
     if _ICE_MESSAGE.match(text) or text.startswith("internal compiler error"):
         # rustc's bug!() in a JSON record: "<rustc source path>:<line>:<col>: <what>"
         detail = _ICE_MESSAGE.sub("", text).removeprefix("internal compiler error:").strip()
-        return CompilerDiagnostic([pass_label], "ice", f"internal compiler error: {detail} [at {text.split(': ', 1)[0]}]", None)
+        return CompilerDiagnostic([pass_label], "ice",
+                                  f"internal compiler error: {detail} [at {text.split(': ', 1)[0]}]", None)
     spans = msg.get("spans") or []
     primary = next((s for s in spans if s.get("is_primary")), spans[0] if spans else None)
     code = (msg.get("code") or {}).get("code")

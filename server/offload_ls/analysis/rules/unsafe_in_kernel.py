@@ -344,7 +344,8 @@ def _root_pointer(expr: Node, pointers: RawPointers) -> str | None:
 RULE = Rule(
     name=NAME,
     default_level=Level.WARN,
-    summary="unsafe context in a kernel dereferences a raw pointer where references are the idiom, or uses a non-shared `static mut`",
+    summary="unsafe context in a kernel dereferences a raw pointer where references are the idiom, "
+            "or uses a non-shared `static mut`",
     check=check,
     reads=frozenset({Fact.SEMANTIC, Fact.STATICS}),
     needs=Holds.KERNELS,
