@@ -649,7 +649,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, ms in stage_times(source):
             print(f"{name:<40} {ms:8.2f}")
         print()
-        print(profile("(a) 10 full analyses", lambda: [analyze_tree(source, parse(source).root_node) for _ in range(10)]))
+        print(profile("(a) 10 full analyses",
+                      lambda: [analyze_tree(source, parse(source).root_node) for _ in range(10)]))
         pf = ParsedFile(source)
         edits = _edits(source, 10)
         cache = AnalysisCache()

@@ -127,13 +127,20 @@ def test_parse_long_format_with_profiler_noise():
 #: Nsight Compute 2025.3.1 on an H200 (the validation run of run_on_gpu.sh): with base units
 #: the duration unit is "ns", not "nsecond", and there are no thousands separators.
 REAL_NCU_2025_3 = """\
-"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
-"0","981","gpu-kernels-bench","127.0.0.1","daxpy","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_read.sum","byte","268444416"
-"0","981","gpu-kernels-bench","127.0.0.1","daxpy","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_write.sum","byte","114286848"
-"0","981","gpu-kernels-bench","127.0.0.1","daxpy","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","ns","94720"
-"42","981","gpu-kernels-bench","127.0.0.1","fir","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_read.sum","byte","134231296"
-"42","981","gpu-kernels-bench","127.0.0.1","fir","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_write.sum","byte","111676928"
-"42","981","gpu-kernels-bench","127.0.0.1","fir","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","ns","111168"
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC",\
+"Section Name","Metric Name","Metric Unit","Metric Value"
+"0","981","gpu-kernels-bench","127.0.0.1","daxpy","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0",\
+"Command line profiler metrics","dram__bytes_read.sum","byte","268444416"
+"0","981","gpu-kernels-bench","127.0.0.1","daxpy","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0",\
+"Command line profiler metrics","dram__bytes_write.sum","byte","114286848"
+"0","981","gpu-kernels-bench","127.0.0.1","daxpy","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0",\
+"Command line profiler metrics","gpu__time_duration.sum","ns","94720"
+"42","981","gpu-kernels-bench","127.0.0.1","fir","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0",\
+"Command line profiler metrics","dram__bytes_read.sum","byte","134231296"
+"42","981","gpu-kernels-bench","127.0.0.1","fir","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0",\
+"Command line profiler metrics","dram__bytes_write.sum","byte","111676928"
+"42","981","gpu-kernels-bench","127.0.0.1","fir","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0",\
+"Command line profiler metrics","gpu__time_duration.sum","ns","111168"
 """
 
 

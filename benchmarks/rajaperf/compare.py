@@ -397,7 +397,8 @@ def parse_nsys_mem(time_csv: str, size_csv: str | None) -> Copies:
     c.h2d_bytes = c.d2h_bytes = None
     if size_csv:
         rows = list(csv.reader(io.StringIO(size_csv)))
-        start = next((i for i, r in enumerate(rows) if "Operation" in r and any(x.startswith("Total") for x in r)), None)
+        start = next((i for i, r in enumerate(rows) if "Operation" in r and any(x.startswith("Total") for x in r)),
+                     None)
         h = rows[start] if start is not None else []
         s_col = next((i for i, x in enumerate(h) if x.startswith("Total")), None)
         units = {"(B)": 1.0, "(KB)": 1e3, "(MB)": 1e6, "(GB)": 1e9}
@@ -457,7 +458,8 @@ def transfer_table(programs: list[tuple[str, Copies | None, str]]) -> str:
             out.append(f"| {name} | | | | | | | | {source} |")
             continue
         out.append(f"| {name} | {_f(c.h2d_bytes, 1e-6)} | {c.h2d_copies} | {_f(c.h2d_ms, digits=2)} "
-                   f"| {_f(c.d2h_bytes, 1e-6)} | {c.d2h_copies} | {_f(c.d2h_ms, digits=2)} | {_f(c.total_ms, digits=2)} "
+                   f"| {_f(c.d2h_bytes, 1e-6)} | {c.d2h_copies} | {_f(c.d2h_ms, digits=2)} "
+                   f"| {_f(c.total_ms, digits=2)} "
                    f"| {source} |")
     return "\n".join(out)
 
@@ -470,7 +472,8 @@ def per_launch_copies(log: OffloadLog) -> str:
         if not n:
             continue
         c = log.per_kernel[k]
-        out.append(f"| {k} | {n} | {log.grids.get(k, '')} | {c.h2d_bytes / n / 1e6:.1f} | {c.d2h_bytes / n / 1e6:.1f} |")
+        out.append(f"| {k} | {n} | {log.grids.get(k, '')} "
+                   f"| {c.h2d_bytes / n / 1e6:.1f} | {c.d2h_bytes / n / 1e6:.1f} |")
     return "\n".join(out)
 
 
@@ -548,7 +551,8 @@ def report(results: Path, rust: str = "rust", cuda: str = "cuda", skip_first: in
     cuda_text = _read(results / f"{cuda}.stdout")
     if cuda_text is not None:
         try:
-            programs.append((f"CUDA ({cuda})", parse_cuda_transfers(cuda_text), f"{cuda}.stdout (cudaMemcpy, CUDA events)"))
+            programs.append((f"CUDA ({cuda})", parse_cuda_transfers(cuda_text),
+                             f"{cuda}.stdout (cudaMemcpy, CUDA events)"))
         except InputError as e:
             problems.append(f"{results / (cuda + '.stdout')}: {e}")
     nsys = _nsys(results, cuda)

@@ -26,7 +26,8 @@ def test_offload_kernels_run_on_the_host_device_with_exact_transfers(offload_rep
                                        "OK triad: 65536 elements", "OK fir: 65536 elements",
                                        "OK hash_u32: 50000 elements"]
     # Byte for byte from the runtime's log (types in examples/offload-kernels/src/main.rs).
-    assert [(launch.kernel, launch.h2d_bytes, launch.d2h_bytes, launch.blocks, launch.threads, launch.mode) for launch in rep.log.launches] == [
+    assert [(launch.kernel, launch.h2d_bytes, launch.d2h_bytes, launch.blocks, launch.threads, launch.mode)
+            for launch in rep.log.launches] == [
         ("saxpy", 524292, 262144, (1, 1, 1), (1, 1, 1), "Generic"),
         ("daxpy", 1048584, 524288, (1, 1, 1), (1, 1, 1), "Generic"),
         ("triad", 1572872, 524288, (1, 1, 1), (1, 1, 1), "Generic"),

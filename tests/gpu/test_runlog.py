@@ -44,7 +44,8 @@ def test_ptxas_resources():
     text = ("ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
             "ptxas info    : Function properties for k\n"
             "    48 bytes stack frame, 40 bytes spill stores, 44 bytes spill loads\n"
-            "ptxas info    : Used 255 registers, used 1 barriers, 4096 bytes smem, 372 bytes cmem[0], 8 bytes cmem[2]\n")
+            "ptxas info    : Used 255 registers, used 1 barriers, 4096 bytes smem, 372 bytes cmem[0], "
+            "8 bytes cmem[2]\n")
     [r] = parse_ptxas_verbose(text)
     assert (r.registers, r.stack_bytes, r.spill_store_bytes, r.spill_load_bytes, r.shared_bytes, r.constant_bytes) \
         == (255, 48, 40, 44, 4096, 380)

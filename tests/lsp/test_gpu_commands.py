@@ -145,7 +145,8 @@ async def test_run_on_a_slurm_target_from_settings_reports_the_job(client, clust
     uri = (crate / "src" / "main.rs").as_uri()
     result = await _command(client, "offload-ls.run", [{"uri": uri, "args": ["fail", "6"]}])
     assert result.get("exitStatus") == 6 and result["ok"] is False, result
-    assert [(launch["kernel"], launch["h2dBytes"], launch["d2hBytes"]) for launch in result["launches"]] == [("double", 16408, 16384)]
+    assert [(launch["kernel"], launch["h2dBytes"], launch["d2hBytes"])
+            for launch in result["launches"]] == [("double", 16408, 16384)]
     assert "the program exited with status 6" in result["problems"]
     reports = [v.message for values in client.progress_reports.values() for v in values
                if getattr(v, "message", None)]
@@ -207,7 +208,8 @@ async def test_show_ptx_lens_and_the_assembly_command_map_kernel_lines(client, t
     saxpy = next(lens for lens in show if list(lens.command.arguments) == [{"uri": uri, "kernel": "saxpy"}])
     assert saxpy.command.command == "offload-ls.showAssembly"
     bad = await _command(client, "offload-ls.assembly", [{"uri": uri, "format": "hex"}])
-    assert bad == {"ok": False, "error": "offload-ls: unknown listing format 'hex'; use one of ptx, amdgcn, llvm-ir, sass"}
+    assert bad == {"ok": False,
+                   "error": "offload-ls: unknown listing format 'hex'; use one of ptx, amdgcn, llvm-ir, sass"}
     if run_doctor(probe_gpus=False).pipeline == HOST_ONLY:
         if os.environ.get("OFFLOAD_LS_REQUIRE_TOOLCHAIN"):
             pytest.fail("the offload toolchain is required here")
@@ -250,7 +252,8 @@ async def test_build_shows_the_ptx_figures_on_each_kernel(client, tmp_path):
     lines = source.splitlines()
     by_line = {lens.range.start.line: lens for lens in lenses}
     fir = next(n for n, line in enumerate(lines) if 'fn fir(' in line and "gpu-kernel" in line)
-    assert by_line[fir].command.title == 'PTX: 16 mul+add unfused of 32 FP instructions (fp-contract = "fast" fuses them)'
+    assert by_line[fir].command.title == ('PTX: 16 mul+add unfused of 32 FP instructions '
+                                          '(fp-contract = "fast" fuses them)')
     assert by_line[fir].command.command == "offload-ls.showAssembly"
     assert list(by_line[fir].command.arguments) == [{"uri": uri, "kernel": "fir"}]
     # on each definition of the four kernels (a GPU and a host-image one each), not on hash_u32 (no floating point)
@@ -293,7 +296,8 @@ def test_expected_request_errors_are_logged_in_one_line():
         shaped = record(exc)
     assert _one_line_for_bad_input(shaped) and shaped.exc_info is None
     assert shaped.getMessage() == ('Exception occurred for message "m1": TypeError: expected one argument, an object '
-                                   '{"uri", "deviceImage", "bundle"} with "uri" a file or crate URI (file:///..), got 42')
+                                   '{"uri", "deviceImage", "bundle"} with "uri" a file or crate URI (file:///..), '
+                                   'got 42')
     cancelled = record(asyncio.CancelledError())
     assert _one_line_for_bad_input(cancelled) and cancelled.exc_info is None
     other = record(ValueError("a real bug"))

@@ -29,7 +29,8 @@ def test_with_verbose_and_records():
     p = Pass("host", "host", ("/usr/bin/cargo", "--config", "x", "rustc", "--profile", "check"), {}, Path("/"), 1.0)
     assert with_verbose(p) == ("/usr/bin/cargo", "--config", "x", "rustc", "-vv", "--profile", "check")
     text = '{"$message_type":"artifact","artifact":"x.rmeta"}\n{"$message_type":"diagnostic","message":"m"}\nnoise'
-    assert as_cargo_records(text) == '{"reason": "compiler-message", "message": {"$message_type": "diagnostic", "message": "m"}}'
+    assert as_cargo_records(text) == ('{"reason": "compiler-message", '
+                                      '"message": {"$message_type": "diagnostic", "message": "m"}}')
 
 
 def test_manifest_change_invalidates(tmp_path):
