@@ -498,25 +498,9 @@ def report(results: Path, rust: str = "rust", cuda: str = "cuda", skip_first: in
     """The whole report, the problems met (empty: everything was read) and whether the kernel
     table was made (both profiles read, every kernel in both)."""
     problems: list[str] = []
-    kernels_ok = False
     sections = [f"# RAJAPerf kernels: Rust offload ({rust}) vs CUDA C++ ({cuda}), {results}", ""]
-    profiles = {}
-    for side in (rust, cuda):
-        text = _read(results / f"{side}.csv")
-        if text is None:
-            problems.append(f"{results / (side + '.csv')}: missing (did ncu run?)")
-            continue
-        try:
-            profiles[side] = summarize(parse_ncu_raw(text), skip_first)
-        except InputError as e:
-            problems.append(f"{results / (side + '.csv')}: {e}")
-    if len(profiles) == 2:
-        try:
-            sections += ["## Kernels (Nsight Compute, first launch of each kernel skipped)", "",
-                         kernel_table(pair(profiles[rust], profiles[cuda]), threshold), ""]
-            kernels_ok = True
-        except InputError as e:
-            problems.append(str(e))
+    kernel_section, kernels_ok = _kernel_section(results, rust, cuda, skip_first, threshold, problems)
+    sections += kernel_section
 
     programs: list[tuple[str, Copies | None, str]] = []
     log_text = _read(results / f"{rust}.stderr")
@@ -524,24 +508,7 @@ def report(results: Path, rust: str = "rust", cuda: str = "cuda", skip_first: in
     if log is None or not log.launches:
         problems.append(f"{results / (rust + '.stderr')}: no LIBOMPTARGET_INFO launches")
     else:
-        rust_copies = log.total
-        source = f"bytes: {rust}.stderr (LIBOMPTARGET_INFO)"
-        prof = _read(results / f"{rust}.omptarget-profile.json")
-        if prof is not None:
-            try:
-                (_, rust_copies.h2d_ms), (_, rust_copies.d2h_ms) = parse_omptarget_profile(prof)
-                source += f"; ms: {rust}.omptarget-profile.json (LIBOMPTARGET_PROFILE)"
-            except InputError as e:
-                problems.append(f"{results / (rust + '.omptarget-profile.json')}: {e}")
-        programs.append((f"Rust ({rust})", rust_copies, source))
-        per_kernel = max(log.launches.values())
-        if per_kernel > 1:  # the same copies, once per repetition: what one pass of the suite costs
-            programs.append((f"Rust ({rust}) / {per_kernel} launches per kernel", Copies(
-                h2d_bytes=rust_copies.h2d_bytes / per_kernel, h2d_copies=round(rust_copies.h2d_copies / per_kernel),
-                d2h_bytes=rust_copies.d2h_bytes / per_kernel, d2h_copies=round(rust_copies.d2h_copies / per_kernel),
-                h2d_ms=None if rust_copies.h2d_ms is None else rust_copies.h2d_ms / per_kernel,
-                d2h_ms=None if rust_copies.d2h_ms is None else rust_copies.d2h_ms / per_kernel),
-                "one launch of every kernel (the CUDA program copies once whatever REPS is)"))
+        programs += _rust_copies(results, rust, log, problems)
     nsys = _nsys(results, rust)
     if nsys is not None:
         try:
@@ -569,6 +536,54 @@ def report(results: Path, rust: str = "rust", cuda: str = "cuda", skip_first: in
     if log is not None and log.launches:
         sections += ["Rust copies per launch (LIBOMPTARGET_INFO):", "", per_launch_copies(log), ""]
     return "\n".join(sections), problems, kernels_ok
+
+
+def _kernel_section(results: Path, rust: str, cuda: str, skip_first: int, threshold: float,
+                    problems: list[str]) -> tuple[list[str], bool]:
+    """The kernel table's section (empty unless both profiles were read) and whether it was
+    made; what could not be read is appended to ``problems``."""
+    profiles = {}
+    for side in (rust, cuda):
+        text = _read(results / f"{side}.csv")
+        if text is None:
+            problems.append(f"{results / (side + '.csv')}: missing (did ncu run?)")
+            continue
+        try:
+            profiles[side] = summarize(parse_ncu_raw(text), skip_first)
+        except InputError as e:
+            problems.append(f"{results / (side + '.csv')}: {e}")
+    if len(profiles) == 2:
+        try:
+            return ["## Kernels (Nsight Compute, first launch of each kernel skipped)", "",
+                    kernel_table(pair(profiles[rust], profiles[cuda]), threshold), ""], True
+        except InputError as e:
+            problems.append(str(e))
+    return [], False
+
+
+def _rust_copies(results: Path, rust: str, log, problems: list[str]) -> list[tuple[str, Copies | None, str]]:
+    """The Rust program's rows of the copies table (the whole run, and per launch of every
+    kernel when kernels ran more than once); a profile that cannot be read goes to ``problems``."""
+    programs: list[tuple[str, Copies | None, str]] = []
+    rust_copies = log.total
+    source = f"bytes: {rust}.stderr (LIBOMPTARGET_INFO)"
+    prof = _read(results / f"{rust}.omptarget-profile.json")
+    if prof is not None:
+        try:
+            (_, rust_copies.h2d_ms), (_, rust_copies.d2h_ms) = parse_omptarget_profile(prof)
+            source += f"; ms: {rust}.omptarget-profile.json (LIBOMPTARGET_PROFILE)"
+        except InputError as e:
+            problems.append(f"{results / (rust + '.omptarget-profile.json')}: {e}")
+    programs.append((f"Rust ({rust})", rust_copies, source))
+    per_kernel = max(log.launches.values())
+    if per_kernel > 1:  # the same copies, once per repetition: what one pass of the suite costs
+        programs.append((f"Rust ({rust}) / {per_kernel} launches per kernel", Copies(
+            h2d_bytes=rust_copies.h2d_bytes / per_kernel, h2d_copies=round(rust_copies.h2d_copies / per_kernel),
+            d2h_bytes=rust_copies.d2h_bytes / per_kernel, d2h_copies=round(rust_copies.d2h_copies / per_kernel),
+            h2d_ms=None if rust_copies.h2d_ms is None else rust_copies.h2d_ms / per_kernel,
+            d2h_ms=None if rust_copies.d2h_ms is None else rust_copies.d2h_ms / per_kernel),
+            "one launch of every kernel (the CUDA program copies once whatever REPS is)"))
+    return programs
 
 
 def main(argv: list[str] | None = None) -> int:
