@@ -124,7 +124,7 @@ async def request_latency(crate: Path, n: int) -> dict:
     uri = main.as_uri()
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         types.TextDocumentItem(uri=uri, language_id="rust", version=1, text=text)))
-    line = next(i for i, l in enumerate(text.splitlines()) if "core::intrinsics::offload(" in l)
+    line = next(i for i, text_line in enumerate(text.splitlines()) if "core::intrinsics::offload(" in text_line)
     col = text.splitlines()[line].index("offload(") + 2
     # A fresh target dir: the first check builds `core` for nvptx64 (tens of seconds).
     client.text_document_did_save(types.DidSaveTextDocumentParams(types.TextDocumentIdentifier(uri=uri)))

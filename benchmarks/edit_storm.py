@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             server.open(uri, storm.text, 1)
             version = 1
             # Warm-up: 50 edits and a save (with --compile: one completed check).
-            for n in range(50):
+            for _ in range(50):
                 version += 1
                 server.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": version},
                                                          "contentChanges": storm.edit()})
@@ -130,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
             progress = [m["params"]["value"] for m in window if m.get("method") == "$/progress"]
             begun = sum(1 for v in progress if v.get("kind") == "begin")
             ends = [v.get("message", "") for v in progress if v.get("kind") == "end"]
-            print(f"mode: {'compiles (trusted, check on save, pace ' + str(args.pace) + ' s)' if args.compile else 'lints only'}")
+            mode = f"compiles (trusted, check on save, pace {args.pace} s)" if args.compile else "lints only"
+            print(f"mode: {mode}")
             print(f"{args.edits} edits sent in {t_sent - t0:.2f} s "
                   f"({args.edits // 50} saves); publishes during the storm: {publishes}")
             if args.compile:

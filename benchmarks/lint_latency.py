@@ -596,39 +596,12 @@ def main(argv: list[str] | None = None) -> int:
                          "Debian's rust-web-src)")
         else:
             notes.append(f"(d) opens {opened[1]}: {opened[0].count(chr(10))} lines")
-        servers = [("offload-ls", [sys.executable, "-m", "offload_ls.lsp"])]
-        for cmd in args.compare:
-            try:
-                argv_cmd = shlex.split(cmd)
-            except ValueError as exc:
-                notes.append(f"--compare {cmd!r}: not a command line ({exc})")
-                failed += 1
-                continue
-            if not argv_cmd or shutil.which(argv_cmd[0]) is None:
-                notes.append(f"--compare {cmd!r}: no such program on PATH")
-                failed += 1
-                continue
-            program = next((a for a in argv_cmd if "=" not in a and a != "env"), argv_cmd[0])
-            servers.append((Path(program).name, argv_cmd))
+        servers, unusable = _servers(args.compare, notes)
+        failed += unusable
         for name, argv_cmd in servers:
             print(f"measuring {name} over stdio ..", file=sys.stderr, flush=True)
             figs = bench_lsp(argv_cmd, source, opened[0] if opened else None, args.edits, args.timeout)
-            ours = name == "offload-ls"
-            if figs.changes_s:
-                med, p95 = summary(figs.changes_s)
-                ok = med <= TARGET_CHANGE_MEDIAN_MS and p95 <= TARGET_CHANGE_P95_MS
-                rows.append((f"(c) {name}: didChange -> publishDiagnostics ({figs.encoding}, "
-                             f"{figs.diagnostics} diagnostics)", len(figs.changes_s), med, p95,
-                             f"<= {TARGET_CHANGE_MEDIAN_MS:g} / {TARGET_CHANGE_P95_MS:g}" if ours else "-",
-                             ("met" if ok else "MISSED") if ours else "-"))
-            if figs.open_s is not None:
-                ms = figs.open_s * 1000
-                rows.append((f"(d) {name}: didOpen -> first publishDiagnostics", 1, ms, ms,
-                             f"<= {TARGET_OPEN_MS:g}" if ours else "-",
-                             ("met" if ms <= TARGET_OPEN_MS else "MISSED") if ours else "-"))
-            if figs.initialize_s is not None:
-                ms = figs.initialize_s * 1000
-                rows.append((f"(e) {name}: process start -> initialize result", 1, ms, ms, "-", "-"))
+            rows.extend(_lsp_rows(name, figs))
             if figs.error:
                 notes.append(f"{name}: stopped: {figs.error}")
                 failed += 1
@@ -644,24 +617,73 @@ def main(argv: list[str] | None = None) -> int:
     print("command: python3 " + " ".join([os.path.relpath(__file__)] + (argv if argv is not None else sys.argv[1:])))
 
     if args.profile:
-        print()
-        print("--- median ms per stage of one full analysis (5 runs)")
-        for name, ms in stage_times(source):
-            print(f"{name:<40} {ms:8.2f}")
-        print()
-        print(profile("(a) 10 full analyses", lambda: [analyze_tree(source, parse(source).root_node) for _ in range(10)]))
-        pf = ParsedFile(source)
-        edits = _edits(source, 10)
-        cache = AnalysisCache()
-        analyze_tree(pf.source, pf.root, cache=cache)
-
-        def edit_runs() -> None:
-            for e in edits:
-                pf.apply([e])
-                analyze_tree(pf.source, pf.root, cache=cache)
-
-        print(profile("(b) 10 one-line edits", edit_runs))
+        _print_profiles(source)
     return 1 if failed else 0
+
+
+def _servers(compare: list[str], notes: list[str]) -> tuple[list[tuple[str, list[str]]], int]:
+    """The servers to measure (offload-ls, then each usable ``--compare`` command) as
+    ``(name, argv)``, and how many ``--compare`` commands were not usable (noted in ``notes``)."""
+    servers = [("offload-ls", [sys.executable, "-m", "offload_ls.lsp"])]
+    unusable = 0
+    for cmd in compare:
+        try:
+            argv_cmd = shlex.split(cmd)
+        except ValueError as exc:
+            notes.append(f"--compare {cmd!r}: not a command line ({exc})")
+            unusable += 1
+            continue
+        if not argv_cmd or shutil.which(argv_cmd[0]) is None:
+            notes.append(f"--compare {cmd!r}: no such program on PATH")
+            unusable += 1
+            continue
+        program = next((a for a in argv_cmd if "=" not in a and a != "env"), argv_cmd[0])
+        servers.append((Path(program).name, argv_cmd))
+    return servers, unusable
+
+
+def _lsp_rows(name: str, figs) -> list[tuple]:
+    """The table rows (c), (d) and (e) of server ``name``'s measures ``figs`` (targets only for offload-ls)."""
+    rows: list[tuple] = []
+    ours = name == "offload-ls"
+    if figs.changes_s:
+        med, p95 = summary(figs.changes_s)
+        ok = med <= TARGET_CHANGE_MEDIAN_MS and p95 <= TARGET_CHANGE_P95_MS
+        rows.append((f"(c) {name}: didChange -> publishDiagnostics ({figs.encoding}, "
+                     f"{figs.diagnostics} diagnostics)", len(figs.changes_s), med, p95,
+                     f"<= {TARGET_CHANGE_MEDIAN_MS:g} / {TARGET_CHANGE_P95_MS:g}" if ours else "-",
+                     ("met" if ok else "MISSED") if ours else "-"))
+    if figs.open_s is not None:
+        ms = figs.open_s * 1000
+        rows.append((f"(d) {name}: didOpen -> first publishDiagnostics", 1, ms, ms,
+                     f"<= {TARGET_OPEN_MS:g}" if ours else "-",
+                     ("met" if ms <= TARGET_OPEN_MS else "MISSED") if ours else "-"))
+    if figs.initialize_s is not None:
+        ms = figs.initialize_s * 1000
+        rows.append((f"(e) {name}: process start -> initialize result", 1, ms, ms, "-", "-"))
+    return rows
+
+
+def _print_profiles(source: bytes) -> None:
+    """Prints the per-stage times and the cProfile hot spots of (a) and (b) (returns nothing)."""
+    print()
+    print("--- median ms per stage of one full analysis (5 runs)")
+    for name, ms in stage_times(source):
+        print(f"{name:<40} {ms:8.2f}")
+    print()
+    print(profile("(a) 10 full analyses",
+                  lambda: [analyze_tree(source, parse(source).root_node) for _ in range(10)]))
+    pf = ParsedFile(source)
+    edits = _edits(source, 10)
+    cache = AnalysisCache()
+    analyze_tree(pf.source, pf.root, cache=cache)
+
+    def edit_runs() -> None:
+        for e in edits:
+            pf.apply([e])
+            analyze_tree(pf.source, pf.root, cache=cache)
+
+    print(profile("(b) 10 one-line edits", edit_runs))
 
 
 if __name__ == "__main__":

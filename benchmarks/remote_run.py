@@ -140,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
             hand = None
             if args.ssh and args.local_cluster:
                 bundles = crate / "target" / "offload-ls" / "bundles"  # workflow.remote_bundle: newest = last built
-                bundle = max((d for d in bundles.iterdir() if not d.name.startswith(".")), key=lambda d: d.stat().st_mtime)
+                bundle = max((d for d in bundles.iterdir() if not d.name.startswith(".")),
+                             key=lambda d: d.stat().st_mtime)
                 hand = by_hand(bundle, "gpunode", ssh_config, env)
         finally:
             if cluster is not None:

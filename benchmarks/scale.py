@@ -280,7 +280,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"full background scan: {t_scan - t_initialized:.1f} s — {scan['params']['message']!r}")
         print(f"files with diagnostics: {len(published)}; diagnostics published: {n_diags}")
         print(f"resident memory after the scan: {rss / 2**20:.1f} MiB ({rss / 1e6:.1f} MB; after initialize "
-              f"{rss_start / 2**20:.1f} MiB; goal <= {GOAL_RSS_MB} MB: {'met' if rss / 1e6 <= GOAL_RSS_MB else 'MISSED'})")
+              f"{rss_start / 2**20:.1f} MiB; goal <= {GOAL_RSS_MB} MB: "
+              f"{'met' if rss / 1e6 <= GOAL_RSS_MB else 'MISSED'})")
         print(f"watcher CPU at rest: {cpu1 - cpu0:.2f} CPU s over {args.idle:.0f} s "
               f"({100 * (cpu1 - cpu0) / args.idle:.1f}% of one core)")
         if args.tracemalloc:

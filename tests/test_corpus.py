@@ -52,7 +52,8 @@ def test_corpus_shape():
 
 
 def test_annotation_syntax():
-    src = b"fn f() {\n    y[0] = 1; //~ WARN unindexed_kernel_write //~ ERROR static_mut_in_kernel\n    //~^^ WARN a_rule\n}\n"
+    src = (b"fn f() {\n    y[0] = 1; //~ WARN unindexed_kernel_write //~ ERROR static_mut_in_kernel\n"
+           b"    //~^^ WARN a_rule\n}\n")
     exp, cases = annotations(src, "x.rs")
     assert [(e.line, e.rule, e.level) for e in exp] == [
         (2, "unindexed_kernel_write", "warn"), (2, "static_mut_in_kernel", "deny"), (1, "a_rule", "warn")]

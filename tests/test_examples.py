@@ -37,7 +37,8 @@ CUDA = EXAMPLES / "rust-cuda-style"
 
 def rust_sources(crate: Path) -> list[Path]:
     """The crate's .rs files (build output under target/ and offload-build/ excluded)."""
-    files = [p for p in sorted(crate.rglob("*.rs")) if not {"target", "offload-build"} & set(p.relative_to(crate).parts)]
+    files = [p for p in sorted(crate.rglob("*.rs"))
+             if not {"target", "offload-build"} & set(p.relative_to(crate).parts)]
     assert files, f"no .rs files in {crate}"
     return files
 
@@ -129,7 +130,8 @@ def test_gallery_comment_regions_are_what_the_comments_annotate():
     root = parse(source).root_node
     regions = {(r, ln): source[reg.start : reg.end].decode() for r, reg, ln in rule_comments(source, root)}
     trailing = [text for (r, _), text in regions.items() if r == "unindexed_kernel_write"]
-    assert trailing == ["        y[0] = x[0] + 1.0; // unindexed_kernel_write: every one of the 1024 threads writes y[0]"]
+    assert trailing == ["        y[0] = x[0] + 1.0; "
+                        "// unindexed_kernel_write: every one of the 1024 threads writes y[0]"]
     aliased = sorted(text.splitlines()[-1].strip() for (r, _), text in regions.items() if r == "aliased_launch_args")
     assert aliased == [
         "let () = core::intrinsics::offload(raw_pointers, [4, 1, 1], [256, 1, 1], "
@@ -170,7 +172,8 @@ def test_offload_kernels_kernels_and_launches_are_seen():
     assert [(k.name, k.marker) for k in result.kernels] == [
         (name, "#[rustc_offload_kernel]") for name in KERNEL_NAMES * 2
     ]
-    assert [(launch.kernel, launch.form, launch.arity, [a.text for a in launch.args]) for launch in result.launches] == [
+    assert [(launch.kernel, launch.form, launch.arity, [a.text for a in launch.args])
+            for launch in result.launches] == [
         ("saxpy", "offload()", 4, ["a", "x", "y"]),
         ("daxpy", "offload()", 4, ["a", "x", "y"]),
         ("triad", "offload()", 4, ["a", "b", "c", "q"]),
@@ -238,4 +241,5 @@ def test_rust_cuda_style_runs_on_the_cpu(tmp_path):
         capture_output=True, text=True, timeout=300, env=env,
     )
     assert (proc.returncode, proc.stdout) == (0, "OK add: 100000 elements\nOK vecadd: 100000 elements\n"
-                                                 "OK scale: 65536 elements\nOK saxpy_strided: 100000 elements\n"), proc.stderr
+                                                 "OK scale: 65536 elements\nOK saxpy_strided: 100000 elements\n"), \
+        proc.stderr

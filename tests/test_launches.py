@@ -33,8 +33,10 @@ def describe(src: str):
     return out
 
 
-MACRO = "fn main() { offload! { kernel = saxpy, workgroup_dim = [4, 1, 1], thread_dim = [256, 1, 1], args = (&x, &mut y, 3) } }"
-MACRO_GRID = "fn main() { offload!(kernel = kernels::saxpy, grid_dim = (2, 1, 1), block_dim = (N, 1, 1), args = (&x,)); }"
+MACRO = ("fn main() { offload! { kernel = saxpy, workgroup_dim = [4, 1, 1], thread_dim = [256, 1, 1], "
+         "args = (&x, &mut y, 3) } }")
+MACRO_GRID = ("fn main() { offload!(kernel = kernels::saxpy, grid_dim = (2, 1, 1), block_dim = (N, 1, 1), "
+              "args = (&x,)); }")
 
 CASES = [
     pytest.param(

@@ -31,7 +31,8 @@ fn main() {
     let pa = preload_mut(&mut a);
     let pb = preload(&b);
     for _ in 0..10 {
-        core::offload::offload! { kernel = step, workgroup_dim = [4, 1, 1], thread_dim = [256, 1, 1], args = (&mut a, &b) }
+        core::offload::offload! { kernel = step, workgroup_dim = [4, 1, 1], thread_dim = [256, 1, 1], \
+args = (&mut a, &b) }
     }
     drop(pb);
     core::offload::offload! { kernel = step, workgroup_dim = [4, 1, 1], thread_dim = [256, 1, 1], args = (&mut a, &b) }
@@ -86,5 +87,6 @@ def test_let_underscore_drops_the_guard_at_once():
     assert preloaded_args(src, smooth) == {}  # before any preload, and `let _ = preload(&w)` keeps nothing
     late = SRC.replace("    let pa = preload_mut", "    core::offload::offload! { kernel = smooth, args = (r, &w) }\n"
                        "    let pa = preload_mut")
-    la = next(x for x in analyze_source(late.encode()).launches if x.kernel == "smooth" and "r, &w" in x.args[0].text + ", " + x.args[1].text)
+    la = next(x for x in analyze_source(late.encode()).launches
+              if x.kernel == "smooth" and "r, &w" in x.args[0].text + ", " + x.args[1].text)
     assert preloaded_args(late.encode(), la) == {}

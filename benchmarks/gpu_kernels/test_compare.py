@@ -112,7 +112,7 @@ def test_parse_long_format_with_profiler_noise():
         "==PROF== Disconnected from process 4242",
     ])
     launches = compare.parse_ncu_csv(text)
-    assert [(l.launch_id, l.kernel) for l in launches] == [
+    assert [(launch.launch_id, launch.kernel) for launch in launches] == [
         ("4242:0", "daxpy"), ("4242:1", "daxpy"), ("4242:2", "triad")]
     assert launches[0].seconds == pytest.approx(130048e-9, rel=1e-15)
     assert launches[0].bytes_read == 268435456.0
@@ -127,19 +127,26 @@ def test_parse_long_format_with_profiler_noise():
 #: Nsight Compute 2025.3.1 on an H200 (the validation run of run_on_gpu.sh): with base units
 #: the duration unit is "ns", not "nsecond", and there are no thousands separators.
 REAL_NCU_2025_3 = """\
-"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC","Section Name","Metric Name","Metric Unit","Metric Value"
-"0","981","gpu-kernels-bench","127.0.0.1","daxpy","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_read.sum","byte","268444416"
-"0","981","gpu-kernels-bench","127.0.0.1","daxpy","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_write.sum","byte","114286848"
-"0","981","gpu-kernels-bench","127.0.0.1","daxpy","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","ns","94720"
-"42","981","gpu-kernels-bench","127.0.0.1","fir","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_read.sum","byte","134231296"
-"42","981","gpu-kernels-bench","127.0.0.1","fir","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","dram__bytes_write.sum","byte","111676928"
-"42","981","gpu-kernels-bench","127.0.0.1","fir","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0","Command line profiler metrics","gpu__time_duration.sum","ns","111168"
+"ID","Process ID","Process Name","Host Name","Kernel Name","Context","Stream","Block Size","Grid Size","Device","CC",\
+"Section Name","Metric Name","Metric Unit","Metric Value"
+"0","981","gpu-kernels-bench","127.0.0.1","daxpy","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0",\
+"Command line profiler metrics","dram__bytes_read.sum","byte","268444416"
+"0","981","gpu-kernels-bench","127.0.0.1","daxpy","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0",\
+"Command line profiler metrics","dram__bytes_write.sum","byte","114286848"
+"0","981","gpu-kernels-bench","127.0.0.1","daxpy","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0",\
+"Command line profiler metrics","gpu__time_duration.sum","ns","94720"
+"42","981","gpu-kernels-bench","127.0.0.1","fir","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0",\
+"Command line profiler metrics","dram__bytes_read.sum","byte","134231296"
+"42","981","gpu-kernels-bench","127.0.0.1","fir","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0",\
+"Command line profiler metrics","dram__bytes_write.sum","byte","111676928"
+"42","981","gpu-kernels-bench","127.0.0.1","fir","1","13","(256, 1, 1)","(65536, 1, 1)","0","9.0",\
+"Command line profiler metrics","gpu__time_duration.sum","ns","111168"
 """
 
 
 def test_parse_real_ncu_2025_3_export():
     launches = compare.parse_ncu_csv(REAL_NCU_2025_3)
-    assert [(l.launch_id, l.kernel, l.bytes_read, l.bytes_written) for l in launches] == [
+    assert [(launch.launch_id, launch.kernel, launch.bytes_read, launch.bytes_written) for launch in launches] == [
         ("981:0", "daxpy", 268444416.0, 114286848.0), ("981:42", "fir", 134231296.0, 111676928.0)]
     assert launches[0].seconds == pytest.approx(94720e-9, rel=1e-15)
     assert launches[1].seconds == pytest.approx(111168e-9, rel=1e-15)
@@ -155,7 +162,7 @@ def test_parse_long_format_minimal_columns_without_id():
         '"daxpy","gpu__time_duration.sum","nsecond","50"',
     ])
     launches = compare.parse_ncu_csv(text)
-    assert [(l.kernel, round(l.seconds * 1e9), l.bytes_read) for l in launches] == [
+    assert [(launch.kernel, round(launch.seconds * 1e9), launch.bytes_read) for launch in launches] == [
         ("fir", 100, 10.0), ("fir", 300, 30.0), ("daxpy", 50, None)]
 
 

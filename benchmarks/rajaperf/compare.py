@@ -397,7 +397,8 @@ def parse_nsys_mem(time_csv: str, size_csv: str | None) -> Copies:
     c.h2d_bytes = c.d2h_bytes = None
     if size_csv:
         rows = list(csv.reader(io.StringIO(size_csv)))
-        start = next((i for i, r in enumerate(rows) if "Operation" in r and any(x.startswith("Total") for x in r)), None)
+        start = next((i for i, r in enumerate(rows) if "Operation" in r and any(x.startswith("Total") for x in r)),
+                     None)
         h = rows[start] if start is not None else []
         s_col = next((i for i, x in enumerate(h) if x.startswith("Total")), None)
         units = {"(B)": 1.0, "(KB)": 1e3, "(MB)": 1e6, "(GB)": 1e9}
@@ -457,7 +458,8 @@ def transfer_table(programs: list[tuple[str, Copies | None, str]]) -> str:
             out.append(f"| {name} | | | | | | | | {source} |")
             continue
         out.append(f"| {name} | {_f(c.h2d_bytes, 1e-6)} | {c.h2d_copies} | {_f(c.h2d_ms, digits=2)} "
-                   f"| {_f(c.d2h_bytes, 1e-6)} | {c.d2h_copies} | {_f(c.d2h_ms, digits=2)} | {_f(c.total_ms, digits=2)} "
+                   f"| {_f(c.d2h_bytes, 1e-6)} | {c.d2h_copies} | {_f(c.d2h_ms, digits=2)} "
+                   f"| {_f(c.total_ms, digits=2)} "
                    f"| {source} |")
     return "\n".join(out)
 
@@ -470,7 +472,8 @@ def per_launch_copies(log: OffloadLog) -> str:
         if not n:
             continue
         c = log.per_kernel[k]
-        out.append(f"| {k} | {n} | {log.grids.get(k, '')} | {c.h2d_bytes / n / 1e6:.1f} | {c.d2h_bytes / n / 1e6:.1f} |")
+        out.append(f"| {k} | {n} | {log.grids.get(k, '')} "
+                   f"| {c.h2d_bytes / n / 1e6:.1f} | {c.d2h_bytes / n / 1e6:.1f} |")
     return "\n".join(out)
 
 
@@ -495,25 +498,9 @@ def report(results: Path, rust: str = "rust", cuda: str = "cuda", skip_first: in
     """The whole report, the problems met (empty: everything was read) and whether the kernel
     table was made (both profiles read, every kernel in both)."""
     problems: list[str] = []
-    kernels_ok = False
     sections = [f"# RAJAPerf kernels: Rust offload ({rust}) vs CUDA C++ ({cuda}), {results}", ""]
-    profiles = {}
-    for side in (rust, cuda):
-        text = _read(results / f"{side}.csv")
-        if text is None:
-            problems.append(f"{results / (side + '.csv')}: missing (did ncu run?)")
-            continue
-        try:
-            profiles[side] = summarize(parse_ncu_raw(text), skip_first)
-        except InputError as e:
-            problems.append(f"{results / (side + '.csv')}: {e}")
-    if len(profiles) == 2:
-        try:
-            sections += ["## Kernels (Nsight Compute, first launch of each kernel skipped)", "",
-                         kernel_table(pair(profiles[rust], profiles[cuda]), threshold), ""]
-            kernels_ok = True
-        except InputError as e:
-            problems.append(str(e))
+    kernel_section, kernels_ok = _kernel_section(results, rust, cuda, skip_first, threshold, problems)
+    sections += kernel_section
 
     programs: list[tuple[str, Copies | None, str]] = []
     log_text = _read(results / f"{rust}.stderr")
@@ -521,24 +508,7 @@ def report(results: Path, rust: str = "rust", cuda: str = "cuda", skip_first: in
     if log is None or not log.launches:
         problems.append(f"{results / (rust + '.stderr')}: no LIBOMPTARGET_INFO launches")
     else:
-        rust_copies = log.total
-        source = f"bytes: {rust}.stderr (LIBOMPTARGET_INFO)"
-        prof = _read(results / f"{rust}.omptarget-profile.json")
-        if prof is not None:
-            try:
-                (_, rust_copies.h2d_ms), (_, rust_copies.d2h_ms) = parse_omptarget_profile(prof)
-                source += f"; ms: {rust}.omptarget-profile.json (LIBOMPTARGET_PROFILE)"
-            except InputError as e:
-                problems.append(f"{results / (rust + '.omptarget-profile.json')}: {e}")
-        programs.append((f"Rust ({rust})", rust_copies, source))
-        per_kernel = max(log.launches.values())
-        if per_kernel > 1:  # the same copies, once per repetition: what one pass of the suite costs
-            programs.append((f"Rust ({rust}) / {per_kernel} launches per kernel", Copies(
-                h2d_bytes=rust_copies.h2d_bytes / per_kernel, h2d_copies=round(rust_copies.h2d_copies / per_kernel),
-                d2h_bytes=rust_copies.d2h_bytes / per_kernel, d2h_copies=round(rust_copies.d2h_copies / per_kernel),
-                h2d_ms=None if rust_copies.h2d_ms is None else rust_copies.h2d_ms / per_kernel,
-                d2h_ms=None if rust_copies.d2h_ms is None else rust_copies.d2h_ms / per_kernel),
-                "one launch of every kernel (the CUDA program copies once whatever REPS is)"))
+        programs += _rust_copies(results, rust, log, problems)
     nsys = _nsys(results, rust)
     if nsys is not None:
         try:
@@ -548,7 +518,8 @@ def report(results: Path, rust: str = "rust", cuda: str = "cuda", skip_first: in
     cuda_text = _read(results / f"{cuda}.stdout")
     if cuda_text is not None:
         try:
-            programs.append((f"CUDA ({cuda})", parse_cuda_transfers(cuda_text), f"{cuda}.stdout (cudaMemcpy, CUDA events)"))
+            programs.append((f"CUDA ({cuda})", parse_cuda_transfers(cuda_text),
+                             f"{cuda}.stdout (cudaMemcpy, CUDA events)"))
         except InputError as e:
             problems.append(f"{results / (cuda + '.stdout')}: {e}")
     nsys = _nsys(results, cuda)
@@ -565,6 +536,54 @@ def report(results: Path, rust: str = "rust", cuda: str = "cuda", skip_first: in
     if log is not None and log.launches:
         sections += ["Rust copies per launch (LIBOMPTARGET_INFO):", "", per_launch_copies(log), ""]
     return "\n".join(sections), problems, kernels_ok
+
+
+def _kernel_section(results: Path, rust: str, cuda: str, skip_first: int, threshold: float,
+                    problems: list[str]) -> tuple[list[str], bool]:
+    """The kernel table's section (empty unless both profiles were read) and whether it was
+    made; what could not be read is appended to ``problems``."""
+    profiles = {}
+    for side in (rust, cuda):
+        text = _read(results / f"{side}.csv")
+        if text is None:
+            problems.append(f"{results / (side + '.csv')}: missing (did ncu run?)")
+            continue
+        try:
+            profiles[side] = summarize(parse_ncu_raw(text), skip_first)
+        except InputError as e:
+            problems.append(f"{results / (side + '.csv')}: {e}")
+    if len(profiles) == 2:
+        try:
+            return ["## Kernels (Nsight Compute, first launch of each kernel skipped)", "",
+                    kernel_table(pair(profiles[rust], profiles[cuda]), threshold), ""], True
+        except InputError as e:
+            problems.append(str(e))
+    return [], False
+
+
+def _rust_copies(results: Path, rust: str, log, problems: list[str]) -> list[tuple[str, Copies | None, str]]:
+    """The Rust program's rows of the copies table (the whole run, and per launch of every
+    kernel when kernels ran more than once); a profile that cannot be read goes to ``problems``."""
+    programs: list[tuple[str, Copies | None, str]] = []
+    rust_copies = log.total
+    source = f"bytes: {rust}.stderr (LIBOMPTARGET_INFO)"
+    prof = _read(results / f"{rust}.omptarget-profile.json")
+    if prof is not None:
+        try:
+            (_, rust_copies.h2d_ms), (_, rust_copies.d2h_ms) = parse_omptarget_profile(prof)
+            source += f"; ms: {rust}.omptarget-profile.json (LIBOMPTARGET_PROFILE)"
+        except InputError as e:
+            problems.append(f"{results / (rust + '.omptarget-profile.json')}: {e}")
+    programs.append((f"Rust ({rust})", rust_copies, source))
+    per_kernel = max(log.launches.values())
+    if per_kernel > 1:  # the same copies, once per repetition: what one pass of the suite costs
+        programs.append((f"Rust ({rust}) / {per_kernel} launches per kernel", Copies(
+            h2d_bytes=rust_copies.h2d_bytes / per_kernel, h2d_copies=round(rust_copies.h2d_copies / per_kernel),
+            d2h_bytes=rust_copies.d2h_bytes / per_kernel, d2h_copies=round(rust_copies.d2h_copies / per_kernel),
+            h2d_ms=None if rust_copies.h2d_ms is None else rust_copies.h2d_ms / per_kernel,
+            d2h_ms=None if rust_copies.d2h_ms is None else rust_copies.d2h_ms / per_kernel),
+            "one launch of every kernel (the CUDA program copies once whatever REPS is)"))
+    return programs
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,7 +20,8 @@ FILL_LINE = f"warning[raw_pointer_kernel_param]: {FILL_MSG}"
 def test_invalid_utf8_is_analysed_and_located(cli, tmp_path, monkeypatch):
     # Two invalid bytes before the parameter: each counts as one column (it decodes to one
     # U+FFFD), as does the valid two-byte `é`: 35 code points (36 bytes) precede `*mut`.
-    (tmp_path / "bad.rs").write_bytes(b"#[offload_kernel]\npub unsafe fn fill(/* \xff\xfe \xc3\xa9 */ out: *mut f32) {}\n")
+    (tmp_path / "bad.rs").write_bytes(b"#[offload_kernel]\n"
+                                      b"pub unsafe fn fill(/* \xff\xfe \xc3\xa9 */ out: *mut f32) {}\n")
     monkeypatch.chdir(tmp_path)
     rc, out, err = cli("check", "bad.rs", *only())
     assert (rc, err) == (0, "")
@@ -87,7 +88,8 @@ def test_deeply_nested_code_does_not_crash(cli, tmp_path, monkeypatch):
     files = {
         "parens.rs": head + b"    let v = " + b"(" * n + b"xs[i]" + b")" * n + b";\n}\n",
         "blocks.rs": head + b"    " + b"{" * n + b"let v = xs[i];" + b"}" * n + b"\n}\n",
-        "host.rs": b"fn host() " + b"{" * n + b"}" * n + b"\nfn main() { let x = " + b"(" * n + b"1" + b")" * n + b"; }\n",
+        "host.rs": (b"fn host() " + b"{" * n + b"}" * n
+                    + b"\nfn main() { let x = " + b"(" * n + b"1" + b")" * n + b"; }\n"),
         "unclosed.rs": b"fn broken() { let y = " + b"(" * n + b"[" * n,
     }
     for name, data in files.items():
@@ -170,7 +172,8 @@ def test_a_failing_rule_is_reported_with_its_file_and_exit_2(cli, tmp_path, monk
     def boom(ctx):
         raise RuntimeError("rule bug")
 
-    monkeypatch.setitem(rules, "raw_pointer_kernel_param", dataclasses.replace(rules["raw_pointer_kernel_param"], check=boom))
+    monkeypatch.setitem(rules, "raw_pointer_kernel_param",
+                        dataclasses.replace(rules["raw_pointer_kernel_param"], check=boom))
     monkeypatch.chdir(tmp_path)
     rc, out, err = cli("check", "a.rs", *only())
     assert rc == 2

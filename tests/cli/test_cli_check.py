@@ -221,7 +221,8 @@ def test_a_crate_is_checked_as_a_whole(cli, tmp_path, monkeypatch):
         "}\n")
     (tmp_path / "src" / "main.rs").write_text(
         "mod kernels;\nconst LEN: usize = 1000;\nconst PADDED: usize = 1024;\n"
-        "fn main() { let mut y = [0.0; LEN]; core::intrinsics::offload(kernels::fil, [4, 1, 1], [256, 1, 1], (&mut y,)); }\n")
+        "fn main() { let mut y = [0.0; LEN]; "
+        "core::intrinsics::offload(kernels::fil, [4, 1, 1], [256, 1, 1], (&mut y,)); }\n")
     monkeypatch.chdir(tmp_path)
     rc, out, _ = cli("check", "src/kernels.rs", "src/main.rs")
     lines = out.splitlines()

@@ -90,7 +90,8 @@ pub extern "gpu-kernel" fn count(y: &mut [f32; 256]) {
     rc, out, _ = cli("check", ".")
     lines = _findings(out)
     assert [ln.split(": ")[0:2] for ln in lines] == [
-        ["src/kernels.rs:7:9", "warning[unsafe_in_kernel]"], ["src/kernels.rs:7:18", "error[static_mut_in_kernel]"]], out
+        ["src/kernels.rs:7:9", "warning[unsafe_in_kernel]"],
+        ["src/kernels.rs:7:18", "error[static_mut_in_kernel]"]], out
     assert "accesses `static mut HITS`" in lines[0]
     assert "kernel `count` writes `static mut HITS`" in lines[1]
     assert out.splitlines()[-1] == "1 error, 1 warning in 3 files"

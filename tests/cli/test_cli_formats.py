@@ -116,7 +116,8 @@ def test_sarif_deny_level_notifications_and_absolute_uri(cli, tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     (tmp_path / "blob.rs").write_bytes(b"\x00\x01binary")
     (tmp_path / "my dir").mkdir()
-    (tmp_path / "my dir" / "k ü.rs").write_text("#[offload_kernel]\npub unsafe fn g(p: *mut f32) {}\n", encoding="utf-8")
+    (tmp_path / "my dir" / "k ü.rs").write_text("#[offload_kernel]\npub unsafe fn g(p: *mut f32) {}\n",
+                                               encoding="utf-8")
     outside = FIXTURES / "deny_crate"
     rc, out, err = cli("check", ".", str(outside), "missing.rs", "--format", "sarif", *only())
     assert rc == 2

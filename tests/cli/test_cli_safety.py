@@ -17,7 +17,8 @@ def test_run_options_after_path_are_ours_and_after_dashdash_the_programs(cli, tm
     assert "argument --timeout: must be more than 0 seconds, got -5" in err
     rc, out, err = cli("run", str(tmp_path / "nope"), "--", "--timeout", "x")
     assert rc == 2  # `--timeout x` went to the program, not to argparse
-    assert err == f"offload-ls: error: {tmp_path / 'nope'}: no Cargo.toml here; pass a crate directory or its Cargo.toml\n"
+    assert err == (f"offload-ls: error: {tmp_path / 'nope'}: no Cargo.toml here; "
+                   "pass a crate directory or its Cargo.toml\n")
 
 
 def test_check_output_never_overwrites_a_source_file(cli, tmp_path):

@@ -293,7 +293,7 @@ def test_neovim_runs_a_trusted_crate_and_shows_the_run(nvim, offload_toolchain, 
     run = got["commands"]["OffloadRun"]
     assert (run["ok"], run["exitStatus"], run["problems"]) == (True, 0, [])
     kernels = ["saxpy", "daxpy", "triad", "fir", "hash_u32"]
-    assert [l["kernel"] for l in run["launches"]] == kernels
+    assert [launch["kernel"] for launch in run["launches"]] == kernels
     # Output streamed by offload-ls/runOutput, then the report.
     program_output = ["OK saxpy: 65536 elements", "OK daxpy: 65536 elements", "OK triad: 65536 elements",
                       "OK fir: 65536 elements", "OK hash_u32: 50000 elements"]
@@ -313,7 +313,7 @@ def test_neovim_runs_a_trusted_crate_and_shows_the_run(nvim, offload_toolchain, 
     # the shipped config declares the assembly view: a "Show PTX" lens on each kernel
     assert [c["command"]["arguments"][0]["kernel"] for c in got["codelens"]
             if c["command"]["title"] == "Show PTX"] == defined
-    launches = {l["kernel"]: l for l in run["launches"]}
+    launches = {launch["kernel"]: launch for launch in run["launches"]}
     assert titles[2::2] == ["Build for GPU"] * len(defined)
     for title, name in zip(titles[3::2], defined, strict=True):
         h2d, d2h = human_bytes(launches[name]["h2dBytes"]), human_bytes(launches[name]["d2hBytes"])

@@ -161,7 +161,8 @@ def test_the_extension_in_a_real_vscode(vscode_ready, tmp_path):
 @pytest.mark.toolchain
 def test_run_lens_and_the_ptx_view_in_a_real_vscode(vscode_ready, tmp_path):
     """The example crate, with the server bundled in the .vsix (no .venv, no setting):
-    "▶ Run on GPU" (no GPU here: the Virtual Host Device image) ends in the run report; "Show PTX" on `saxpy` opens its PTX beside the source; the cursor on
+    "▶ Run on GPU" (no GPU here: the Virtual Host Device image) ends in the run report;
+    "Show PTX" on `saxpy` opens its PTX beside the source; the cursor on
     `saxpy_at`'s statement selects its PTX lines (status bar), and a PTX line leads back."""
     from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
 

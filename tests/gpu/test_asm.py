@@ -126,7 +126,8 @@ def test_an_edit_in_a_path_dependency_makes_the_listing_stale(offload_report, tm
     lib = helper / "src" / "lib.rs"
     lib.write_text("#![no_std]\n#[inline(always)]\npub fn scale(v: f32) -> f32 {\n    v * 3.0\n}\n")
     manifest = app / "Cargo.toml"
-    manifest.write_text(manifest.read_text().replace("[[bin]]", '[dependencies]\nhelper = { path = "../helper" }\n\n[[bin]]', 1))
+    manifest.write_text(manifest.read_text().replace(
+        "[[bin]]", '[dependencies]\nhelper = { path = "../helper" }\n\n[[bin]]', 1))
     main = app / "src" / "main.rs"
     main.write_text(main.read_text().replace("y[i] = a * x[i] + y[i];", "y[i] = helper::scale(a * x[i]) + y[i];", 1))
     first = _asm(app, "--kernel", "saxpy")

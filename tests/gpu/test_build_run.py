@@ -26,7 +26,8 @@ def test_offload_kernels_run_on_the_host_device_with_exact_transfers(offload_rep
                                        "OK triad: 65536 elements", "OK fir: 65536 elements",
                                        "OK hash_u32: 50000 elements"]
     # Byte for byte from the runtime's log (types in examples/offload-kernels/src/main.rs).
-    assert [(l.kernel, l.h2d_bytes, l.d2h_bytes, l.blocks, l.threads, l.mode) for l in rep.log.launches] == [
+    assert [(launch.kernel, launch.h2d_bytes, launch.d2h_bytes, launch.blocks, launch.threads, launch.mode)
+            for launch in rep.log.launches] == [
         ("saxpy", 524292, 262144, (1, 1, 1), (1, 1, 1), "Generic"),
         ("daxpy", 1048584, 524288, (1, 1, 1), (1, 1, 1), "Generic"),
         ("triad", 1572872, 524288, (1, 1, 1), (1, 1, 1), "Generic"),
@@ -43,7 +44,7 @@ def test_gpu_benchmark_crate_runs_on_the_host_device(offload_report, example_cop
     assert out.report is not None and out.report.exit_status == 0, out.report and out.report.stderr
     oks = [line for line in out.report.stdout.splitlines() if line.startswith("OK ")]
     assert oks == ["OK daxpy N=16777216 reps=1", "OK triad N=16777216 reps=1", "OK fir N=16777216 reps=1"]
-    assert [l.kernel for l in out.report.log.launches] == ["daxpy", "daxpy", "triad", "triad", "fir", "fir"]
+    assert [launch.kernel for launch in out.report.log.launches] == ["daxpy", "daxpy", "triad", "triad", "fir", "fir"]
 
 
 def test_gpu_image_build_embeds_sm_90_and_reports_kernel_resources(offload_report, example_copy, tmp_path):

@@ -8,7 +8,8 @@ import pytest
 from offload_ls.toolchain.kernel_abi import fix_kernel_abi, main, split_params
 
 IR = """\
-define dso_local ptx_kernel void @saxpy(ptr noalias noundef readonly align 4 captures(none) dereferenceable(4096) %x, float noundef %a, i32 %n) unnamed_addr #1 {
+define dso_local ptx_kernel void @saxpy(ptr noalias noundef readonly align 4 captures(none) dereferenceable(4096) %x, \
+float noundef %a, i32 %n) unnamed_addr #1 {
 start:
   ret void
 }
@@ -91,7 +92,8 @@ attributes #1 = { nounwind "offload-kernel" }
 !1 = !{i32 2, !"Debug Info Version", i32 3}
 !5 = distinct !DICompileUnit(language: DW_LANG_Rust, file: !6, emissionKind: LineTablesOnly)
 !6 = !DIFile(filename: "src/main.rs", directory: "/crate")
-!7 = distinct !DISubprogram(name: "k", scope: !6, file: !6, line: 95, type: !8, scopeLine: 95, spFlags: DISPFlagDefinition, unit: !5)
+!7 = distinct !DISubprogram(name: "k", scope: !6, file: !6, line: 95, type: !8, \
+scopeLine: 95, spFlags: DISPFlagDefinition, unit: !5)
 !8 = !DISubroutineType(types: !{})
 !9 = !DILocation(line: 96, column: 5, scope: !7)
 """

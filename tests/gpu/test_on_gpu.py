@@ -56,11 +56,11 @@ def test_offload_kernels_on_the_gpu(gpu_binary):
         "OK saxpy: 65536 elements", "OK daxpy: 65536 elements", "OK triad: 65536 elements",
         "OK fir: 65536 elements", "OK hash_u32: 50000 elements"]
     # One element per GPU thread: the grid the host code asked for, not [1,1,1] Generic.
-    assert [(l.kernel, l.blocks, l.threads) for l in rep.log.launches] == [
+    assert [(launch.kernel, launch.blocks, launch.threads) for launch in rep.log.launches] == [
         ("saxpy", (256, 1, 1), (256, 1, 1)), ("daxpy", (256, 1, 1), (256, 1, 1)),
         ("triad", (256, 1, 1), (256, 1, 1)), ("fir", (256, 1, 1), (256, 1, 1)),
         ("hash_u32", (196, 1, 1), (256, 1, 1))]
-    assert all(l.mode != "Generic" for l in rep.log.launches)
+    assert all(launch.mode != "Generic" for launch in rep.log.launches)
     # The same bytes cross the bus as on the Virtual Host Device (test_build_run.py).
-    assert [(l.h2d_bytes, l.d2h_bytes) for l in rep.log.launches] == [
+    assert [(launch.h2d_bytes, launch.d2h_bytes) for launch in rep.log.launches] == [
         (524292, 262144), (1048584, 524288), (1572872, 524288), (524352, 262144), (400000, 200000)]

@@ -64,12 +64,14 @@ def test_per_kernel_figures_for_the_editor():
     kernels, gpu = parse_ncu_raw((DATA / "h200_ncu_raw.csv").read_text())
     # two more saxpy launches, one faster and one slower: the median is the recorded one
     saxpy = kernels[0]
-    more = [dataclasses.replace(saxpy, duration_ns=2000.0), dataclasses.replace(saxpy, duration_ns=9000.0, local_loads=4)]
+    more = [dataclasses.replace(saxpy, duration_ns=2000.0),
+            dataclasses.replace(saxpy, duration_ns=9000.0, local_loads=4)]
     summary = per_kernel(ProfileReport(kernels + more, gpu=gpu))
     assert list(summary) == ["saxpy", "daxpy", "triad", "fir", "hash_u32"]
     s = summary["saxpy"]
     assert (s.launches, s.median.duration_ns, s.any_spills) == (3, 2688.0, True)
-    assert s.lens_title() == "profile: 2.7 µs (median of 3) · 196.29 GB/s (4.2% of peak) · 16 regs · occupancy 21% · SPILLS"
+    assert s.lens_title() == ("profile: 2.7 µs (median of 3) · 196.29 GB/s (4.2% of peak) · 16 regs · "
+                              "occupancy 21% · SPILLS")
     assert s.markdown().splitlines() == [
         "- median of 3 launches: 2.69 µs, grid (256, 1, 1), block (256, 1, 1)",
         "- DRAM 527.62 kB at 196.29 GB/s (4.2% of the GPU's peak)",
@@ -96,7 +98,8 @@ def test_bad_profile_input_is_a_clear_error():
         with pytest.raises(ProfileError, match="not a libomptarget time trace"):
             parse_runtime_profile(bad)
     assert parse_runtime_profile('{"traceEvents": 3}').kernel_launches == (0, 0.0)
-    assert parse_runtime_profile('{"traceEvents": [7, {"name": "Total DevToHost", "dur": 5}]}').device_to_host == (0, 5.0)
+    assert parse_runtime_profile(
+        '{"traceEvents": [7, {"name": "Total DevToHost", "dur": 5}]}').device_to_host == (0, 5.0)
     # a truncated CSV row does not crash
     header = (DATA / "h200_ncu_raw.csv").read_text().splitlines()
     cut = next(i for i, line in enumerate(header) if line.startswith('"ID",'))
@@ -125,7 +128,8 @@ def test_cli_profile_without_a_gpu_reports_the_runtime_timings(offload_report, e
                              "Nsight Compute; the kernels ran on libomptarget's Virtual Host Device"]
     text = subprocess.run([sys.executable, "-m", "offload_ls", "profile", str(crate)], capture_output=True, text=True,
                           timeout=900)
-    assert text.returncode == 0 and "\nprofile (runtime log)\n  runtime (libomptarget time trace): kernel launches " in text.stdout
+    assert text.returncode == 0
+    assert "\nprofile (runtime log)\n  runtime (libomptarget time trace): kernel launches " in text.stdout
 
 
 def test_a_program_killed_by_a_signal_is_named_in_the_run_report():

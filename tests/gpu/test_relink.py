@@ -67,7 +67,8 @@ def test_fingerprint_ignores_device_only_code_and_nothing_else(tmp_path, monkeyp
     first = _fp(root)
     _crate(tmp_path, anyhost.replace("x[0] *= 2.0;", "x[0] *= 3.0;"))
     assert _fp(root) != first  # `any(offload_device, unix)` is compiled by the host pass too
-    gated = SOURCE.replace("#[cfg(offload_device)]\nmod device", '#[cfg(all(unix, target_arch = "nvptx64"))]\nmod device')
+    gated = SOURCE.replace("#[cfg(offload_device)]\nmod device",
+                           '#[cfg(all(unix, target_arch = "nvptx64"))]\nmod device')
     _crate(tmp_path, gated)
     first = _fp(root)
     _crate(tmp_path, gated.replace("x[0] *= 2.0;", "x[0] *= 3.0;"))

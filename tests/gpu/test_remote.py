@@ -84,9 +84,12 @@ async def test_slurm_job_gives_the_same_run_report_as_a_local_run(cluster, job_b
     # per kernel of the same bundle run here
     local = await run_binary(job_bundle[0] / "run", images=job_bundle[1], timeout=120)
     assert local.exit_status == 0
-    assert [(l.kernel, l.blocks, l.threads, l.h2d_bytes, l.d2h_bytes) for l in rep.log.launches] == \
-        [(l.kernel, l.blocks, l.threads, l.h2d_bytes, l.d2h_bytes) for l in local.log.launches]
-    assert [(l.kernel, l.h2d_bytes, l.d2h_bytes) for l in rep.log.launches] == [("double", 16408, 16384)]
+    assert [(launch.kernel, launch.blocks, launch.threads, launch.h2d_bytes, launch.d2h_bytes)
+            for launch in rep.log.launches] == \
+        [(launch.kernel, launch.blocks, launch.threads, launch.h2d_bytes, launch.d2h_bytes)
+         for launch in local.log.launches]
+    assert [(launch.kernel, launch.h2d_bytes, launch.d2h_bytes)
+            for launch in rep.log.launches] == [("double", 16408, 16384)]
     job = next(m.split()[2] for m in messages if m.startswith("submitted job"))
     assert any(m.startswith(f"job {job} running on {cluster.node}") for m in messages), messages
     assert rep.where == f"job {job} on {cluster.node}, Slurm partition gpu"
@@ -193,7 +196,8 @@ def test_a_bundle_needing_a_newer_glibc_is_refused(job_bundle):
 async def test_ssh_target_runs_the_bundle_and_reports(cluster, job_bundle):
     rep, messages = await _run(ssh(cluster), job_bundle)
     assert rep.exit_status == 0 and rep.stdout.splitlines() == ["OK double: 4096"]
-    assert [(l.kernel, l.h2d_bytes, l.d2h_bytes) for l in rep.log.launches] == [("double", 16408, 16384)]
+    assert [(launch.kernel, launch.h2d_bytes, launch.d2h_bytes)
+            for launch in rep.log.launches] == [("double", 16408, 16384)]
     assert any(m.startswith("checking gpunode (ssh)") for m in messages)
     rep, messages = await _run(ssh(cluster), job_bundle, ["fail", "5"])
     assert rep.exit_status == 5 and "failing on purpose with status 5" in rep.stderr
@@ -218,7 +222,8 @@ async def test_ssh_cancel_kills_the_program_on_the_target(cluster, job_bundle):
 
 async def test_unreachable_ssh_target_says_what_to_check(cluster, job_bundle):
     target = RunTarget(name="gone", kind="ssh", host="127.0.0.1", ssh_options=("Port=1",), connect_timeout_s=5)
-    with pytest.raises(TargetError, match=r"cannot reach 127\.0\.0\.1 over ssh .*`ssh -o BatchMode=yes -o ConnectTimeout=5 -o Port=1 -- 127\.0\.0\.1 true`"):
+    with pytest.raises(TargetError, match=r"cannot reach 127\.0\.0\.1 over ssh .*"
+                                          r"`ssh -o BatchMode=yes -o ConnectTimeout=5 -o Port=1 -- 127\.0\.0\.1 true`"):
         await _run(target, job_bundle)
 
 

@@ -17,12 +17,12 @@ def test_host_device_log_of_offload_kernels():
     # Recorded with LIBOMPTARGET_INFO=48 from examples/offload-kernels built with
     # --device-image host (addresses blanked).
     log = parse_info_log((DATA / "offload_kernels_host_device.log").read_text().splitlines())
-    assert [(l.kernel, l.device, l.blocks, l.threads, l.mode) for l in log.launches] == [
+    assert [(launch.kernel, launch.device, launch.blocks, launch.threads, launch.mode) for launch in log.launches] == [
         (k, 0, (1, 1, 1), (1, 1, 1), "Generic") for k in ("saxpy", "daxpy", "triad", "fir", "hash_u32")]
     # N = 65536: saxpy maps x, y (2 x 262144) + &a (4); daxpy 2 x 524288 + &a (8); triad
     # a, b, c (3 x 524288) + &q (8); fir input (262144) + 16 taps (64) + output (262144);
     # hash over 50,000 u32 in and out.
-    assert [(l.h2d_bytes, l.h2d_copies, l.d2h_bytes, l.d2h_copies) for l in log.launches] == [
+    assert [(launch.h2d_bytes, launch.h2d_copies, launch.d2h_bytes, launch.d2h_copies) for launch in log.launches] == [
         (524292, 3, 262144, 1), (1048584, 3, 524288, 1), (1572872, 4, 524288, 1),
         (524352, 3, 262144, 1), (400000, 2, 200000, 1)]
     assert log.h2d_bytes == 524292 + 1048584 + 1572872 + 524352 + 400000
@@ -44,7 +44,8 @@ def test_ptxas_resources():
     text = ("ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
             "ptxas info    : Function properties for k\n"
             "    48 bytes stack frame, 40 bytes spill stores, 44 bytes spill loads\n"
-            "ptxas info    : Used 255 registers, used 1 barriers, 4096 bytes smem, 372 bytes cmem[0], 8 bytes cmem[2]\n")
+            "ptxas info    : Used 255 registers, used 1 barriers, 4096 bytes smem, 372 bytes cmem[0], "
+            "8 bytes cmem[2]\n")
     [r] = parse_ptxas_verbose(text)
     assert (r.registers, r.stack_bytes, r.spill_store_bytes, r.spill_load_bytes, r.shared_bytes, r.constant_bytes) \
         == (255, 48, 40, 44, 4096, 380)
@@ -109,16 +110,16 @@ def test_launches_on_the_host_device_are_marked_with_the_plugins_dims(tmp_path):
     exe = _program(tmp_path, f"sys.stderr.write('{log.format(d=0)}'); sys.stderr.write('{log.format(d=1)}')")
     images = ["nvptx64-nvidia-cuda", "x86_64-unknown-linux-gnu"]
     alone = asyncio.run(run_binary(exe, gpu_present=False, images=images))
-    assert [l.on_host for l in alone.log.launches] == [True, True]
+    assert [launch.on_host for launch in alone.log.launches] == [True, True]
     text = alone.render().splitlines()
     assert "[1,12,1]x[1,16,1] (host)*" in text[1]
     assert text[-1].startswith("  * libomptarget's Virtual Host Device: the dims are the host plugin's own")
     assert alone.to_json()["launches"][0]["hostDevice"] is True
     # one sm_90 GPU: it is device 0, the host plugin's device comes after it
     beside = asyncio.run(run_binary(exe, gpu_present=True, gpu_archs=["sm_90"], images=images))
-    assert [l.on_host for l in beside.log.launches] == [False, True]
+    assert [launch.on_host for launch in beside.log.launches] == [False, True]
     gpu_only = asyncio.run(run_binary(exe, gpu_present=True, gpu_archs=["sm_90"], images=images[:1]))
-    assert [l.on_host for l in gpu_only.log.launches] == [False, False]
+    assert [launch.on_host for launch in gpu_only.log.launches] == [False, False]
     assert "(host)" not in gpu_only.render()
 
 

@@ -25,7 +25,8 @@ def test_a_slurm_table_in_cargo_spelling_and_camel_case():
         ("--qos=debug", "--mem=8G"))
     same = parse_target("h200", {"kind": "slurm", "workDir": "/scratch/ol", "timeLimit": "10", "gpus": 2}, "here")
     assert (same.work_dir, same.time_limit, same.gpus, same.remote) == ("/scratch/ol", "10", 2, True)
-    assert same.describe() == "Slurm partition (default)" and t.describe() == "Slurm partition gpu via alice@login1.example.org"
+    assert same.describe() == "Slurm partition (default)"
+    assert t.describe() == "Slurm partition gpu via alice@login1.example.org"
 
 
 @pytest.mark.parametrize("table, message", [

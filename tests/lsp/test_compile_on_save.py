@@ -97,8 +97,11 @@ async def test_newer_save_cancels_running_check_and_only_final_text_counts(clien
                    "the first check to be running", timeout=60)
     main.write_text(main.read_text().replace("(i as f32).sin()", "(i as f32) * 0.5"))
     _save(client, uri)
-    ends = lambda: [v for vs in client.progress_reports.values() for v in vs
-                    if isinstance(v, types.WorkDoneProgressEnd)]
+
+    def ends():
+        return [v for vs in client.progress_reports.values() for v in vs
+                if isinstance(v, types.WorkDoneProgressEnd)]
+
     await wait_for(lambda: len(ends()) >= 2, "both checks to end", timeout=300)
     assert ends()[0].message == "cancelled"
     assert ends()[1].message.startswith("done in ")
@@ -161,7 +164,7 @@ async def test_transfer_plan_inlay_hints_and_compiler_revealed_problems(client, 
         "by-value `f32` argument `k` is passed to the kernel like a pointer (kernel map type 0x20 lacks "
         "LITERAL 0x100): the kernel receives an address, not the value; pass a reference (`&f32`) instead",
     ])
-    line = next(i for i, l in enumerate(text.splitlines()) if "core::intrinsics::offload(mixed" in l)
+    line = next(i for i, text_line in enumerate(text.splitlines()) if "core::intrinsics::offload(mixed" in text_line)
     hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
         text_document=types.TextDocumentIdentifier(uri=uri),
         range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=line + 1, character=0))))

@@ -75,7 +75,7 @@ async def test_run_reports_launches_and_code_lenses_show_them(client, tmp_path):
     open_doc(client, uri, main.read_text())
     result = await _command(client, "offload-ls.run", [{"uri": uri}])
     assert result["ok"] is True, result
-    assert [(l["kernel"], l["h2dBytes"], l["d2hBytes"]) for l in result["launches"]] == [
+    assert [(launch["kernel"], launch["h2dBytes"], launch["d2hBytes"]) for launch in result["launches"]] == [
         ("saxpy", 524292, 262144), ("daxpy", 1048584, 524288), ("triad", 1572872, 524288),
         ("fir", 524352, 262144), ("hash_u32", 400000, 200000)]
     assert result["report"].startswith("run report: exit status 0, ")
@@ -84,7 +84,7 @@ async def test_run_reports_launches_and_code_lenses_show_them(client, tmp_path):
                    "streamed program output")
     lenses = await client.text_document_code_lens_async(types.CodeLensParams(
         text_document=types.TextDocumentIdentifier(uri=uri)))
-    titles = [l.command.title for l in lenses]
+    titles = [lens.command.title for lens in lenses]
     assert titles.count("▶ Run on GPU") == 1 and titles.count("Build") == 1
     assert "last run: 1 launch, → 390.6 KiB ← 195.3 KiB, run " in " ".join(titles)
     report = await _command(client, "offload-ls.showRunReport", [{"uri": uri}])
@@ -119,7 +119,7 @@ async def test_profile_command_and_its_lenses(client, tmp_path):
     assert lines[1].startswith("  runtime (libomptarget time trace): kernel launches ")
     assert any(line.startswith("run report: exit status 0, ") for line in lines)
     assert result["profile"]["kernels"] == [] and result["profile"]["runtime"]["kernel_launches"]["events"] == 5
-    assert [l["kernel"] for l in result["run"]["launches"]] == ["saxpy", "daxpy", "triad", "fir", "hash_u32"]
+    assert [launch["kernel"] for launch in result["run"]["launches"]] == ["saxpy", "daxpy", "triad", "fir", "hash_u32"]
     after = [lens.command.title for lens in await _lenses(client, uri)]
     last = [t for t in after if t.startswith("last profile (runtime log): kernels ")]
     assert len(last) == 1 and " ms, copies → " in last[0] and last[0].endswith(" ms")
@@ -145,7 +145,8 @@ async def test_run_on_a_slurm_target_from_settings_reports_the_job(client, clust
     uri = (crate / "src" / "main.rs").as_uri()
     result = await _command(client, "offload-ls.run", [{"uri": uri, "args": ["fail", "6"]}])
     assert result.get("exitStatus") == 6 and result["ok"] is False, result
-    assert [(l["kernel"], l["h2dBytes"], l["d2hBytes"]) for l in result["launches"]] == [("double", 16408, 16384)]
+    assert [(launch["kernel"], launch["h2dBytes"], launch["d2hBytes"])
+            for launch in result["launches"]] == [("double", 16408, 16384)]
     assert "the program exited with status 6" in result["problems"]
     reports = [v.message for values in client.progress_reports.values() for v in values
                if getattr(v, "message", None)]
@@ -207,7 +208,8 @@ async def test_show_ptx_lens_and_the_assembly_command_map_kernel_lines(client, t
     saxpy = next(lens for lens in show if list(lens.command.arguments) == [{"uri": uri, "kernel": "saxpy"}])
     assert saxpy.command.command == "offload-ls.showAssembly"
     bad = await _command(client, "offload-ls.assembly", [{"uri": uri, "format": "hex"}])
-    assert bad == {"ok": False, "error": "offload-ls: unknown listing format 'hex'; use one of ptx, amdgcn, llvm-ir, sass"}
+    assert bad == {"ok": False,
+                   "error": "offload-ls: unknown listing format 'hex'; use one of ptx, amdgcn, llvm-ir, sass"}
     if run_doctor(probe_gpus=False).pipeline == HOST_ONLY:
         if os.environ.get("OFFLOAD_LS_REQUIRE_TOOLCHAIN"):
             pytest.fail("the offload toolchain is required here")
@@ -250,7 +252,8 @@ async def test_build_shows_the_ptx_figures_on_each_kernel(client, tmp_path):
     lines = source.splitlines()
     by_line = {lens.range.start.line: lens for lens in lenses}
     fir = next(n for n, line in enumerate(lines) if 'fn fir(' in line and "gpu-kernel" in line)
-    assert by_line[fir].command.title == 'PTX: 16 mul+add unfused of 32 FP instructions (fp-contract = "fast" fuses them)'
+    assert by_line[fir].command.title == ('PTX: 16 mul+add unfused of 32 FP instructions '
+                                          '(fp-contract = "fast" fuses them)')
     assert by_line[fir].command.command == "offload-ls.showAssembly"
     assert list(by_line[fir].command.arguments) == [{"uri": uri, "kernel": "fir"}]
     # on each definition of the four kernels (a GPU and a host-image one each), not on hash_u32 (no floating point)
@@ -293,7 +296,8 @@ def test_expected_request_errors_are_logged_in_one_line():
         shaped = record(exc)
     assert _one_line_for_bad_input(shaped) and shaped.exc_info is None
     assert shaped.getMessage() == ('Exception occurred for message "m1": TypeError: expected one argument, an object '
-                                   '{"uri", "deviceImage", "bundle"} with "uri" a file or crate URI (file:///..), got 42')
+                                   '{"uri", "deviceImage", "bundle"} with "uri" a file or crate URI (file:///..), '
+                                   'got 42')
     cancelled = record(asyncio.CancelledError())
     assert _one_line_for_bad_input(cancelled) and cancelled.exc_info is None
     other = record(ValueError("a real bug"))

@@ -11,7 +11,8 @@ fn scale(λ: f32, x: *mut [f32; 4], y: &[f32; 4], w: Wrapper) {
 }
 
 fn main() {
-    let s = "😀"; offload! { kernel = scale, workgroup_dim = [2, 1, 1], thread_dim = [64, 1, 1], args = (2.0, p, &a, w, extra) }
+    let s = "😀"; offload! { kernel = scale, workgroup_dim = [2, 1, 1], thread_dim = [64, 1, 1], \
+args = (2.0, p, &a, w, extra) }
     core::intrinsics::offload(other, (&a,));
 }
 """

@@ -20,7 +20,8 @@ def alias(i, a, j, b, kernel, what, why, maps=None, place="x"):
     of = f"this launch of `{kernel}`" if kernel else "this launch"
     text = f"argument {i} (`{a}`) and argument {j} (`{b}`) of {of} {what}: {why}"
     if maps:
-        text += f", and the offload runtime maps `{place}` twice ({maps}): which one wins on the way back to the host is unspecified"
+        text += (f", and the offload runtime maps `{place}` twice ({maps}): "
+                 "which one wins on the way back to the host is unspecified")
     return text + FIX
 
 
@@ -198,7 +199,8 @@ def test_findings(src, expected):
 
 
 def test_related_location_is_the_first_argument():
-    src = KERNELS.lstrip("\n") + "fn main() {\n    core::intrinsics::offload(k, [1, 1, 1], [4, 1, 1], (&x, &mut x));\n}\n"
+    src = KERNELS.lstrip("\n") + ("fn main() {\n"
+                                  "    core::intrinsics::offload(k, [1, 1, 1], [4, 1, 1], (&x, &mut x));\n}\n")
     (finding,) = findings_of(src, RULE)
     assert [(r.message, src.encode()[r.span.start:r.span.end].decode()) for r in finding.related] == [
         ("argument 1: `&x`", "&x")

@@ -187,5 +187,6 @@ def test_default_level_and_configured_allow():
     assert all_rules()[RULE].default_level is Level.DENY
     src = '#[rustc_offload_kernel]\nextern "gpu-kernel" fn k(v: &Vec<f32>) {}\n'
     assert [f.level for f in analyze_source(src.encode()).findings if f.rule == RULE] == [Level.DENY]
-    assert [f for f in analyze_source(src.encode(), {RULE: Level.WARN}).findings if f.rule == RULE][0].level is Level.WARN
+    assert [f for f in analyze_source(src.encode(), {RULE: Level.WARN}).findings
+            if f.rule == RULE][0].level is Level.WARN
     assert [f for f in analyze_source(src.encode(), {RULE: Level.ALLOW}).findings if f.rule == RULE] == []

@@ -30,7 +30,8 @@ def test_a_negative_device_shows_the_source_text_and_its_value():
             core::offload::offload! { kernel = k, device = -1, args = (&mut x,) };
         }
         """)
-    tail = ": the device number must be 0 or more (rustc checks it at compile time); leave `device` out for the default device"
+    tail = (": the device number must be 0 or more (rustc checks it at compile time); "
+            "leave `device` out for the default device")
     assert lint(src, "malformed_offload_launch") == [
         (6, 52, 6, 55, "`device = DEV` (= -2)" + tail),
         (7, 52, 7, 54, "`device = -1`" + tail),

@@ -239,7 +239,8 @@ def test_fixed_text_has_no_finding_left():
     "src",
     [
         '#[rustc_offload_kernel]\nextern "gpu-kernel" fn k(z: *mut f32) {}',
-        'extern "gpu-kernel" fn k(z: *mut [f32]) {}\nfn main() { core::intrinsics::offload(k, [1, 1, 1], [1, 1, 1], (z,)) }',
+        'extern "gpu-kernel" fn k(z: *mut [f32]) {}\n'
+        'fn main() { core::intrinsics::offload(k, [1, 1, 1], [1, 1, 1], (z,)) }',
         "#[spirv(compute(threads(64)))]\npub fn k(z: *mut [f32; 4]) {}",
     ],
 )
@@ -264,7 +265,8 @@ def test_driver_launched_kernels_take_device_pointers(src):
 
 
 def test_bare_gpu_kernel_abi_is_offload_where_the_crate_launches_with_offload():
-    src = 'extern "gpu-kernel" fn k(z: *mut f32) {}\nfn main() { core::intrinsics::offload(k, [1, 1, 1], [1, 1, 1], (z,)) }'
+    src = ('extern "gpu-kernel" fn k(z: *mut f32) {}\n'
+           'fn main() { core::intrinsics::offload(k, [1, 1, 1], [1, 1, 1], (z,)) }')
     (finding,) = findings_of(src, RULE)
     assert "the offload runtime copies 4 bytes" in finding.message
 

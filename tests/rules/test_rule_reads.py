@@ -63,7 +63,7 @@ def test_the_guard_catches_an_undeclared_read():
     assert undeclared_reads([declared], KERNEL_WITH_ONE_THREAD) == {}
 
     def private(ctx):
-        ctx.facts._all_launches  # a member no kind answers for
+        _ = ctx.facts._all_launches  # a member no kind answers for
         return ()
 
     assert undeclared_reads([replace(rule, check=private)], KERNEL_WITH_ONE_THREAD) == {

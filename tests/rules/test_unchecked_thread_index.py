@@ -438,7 +438,8 @@ def test_default_level_and_configured_allow():
 def test_doc_page_example_is_reported_and_fix_is_not():
     blocks = doc_rust_blocks(RULE)
     example, fixed = blocks[1], blocks[2]
-    assert [f[:4] for f in lint(example, RULE)] == [(4, 7, 4, 8), (4, 19, 4, 20), (4, 26, 4, 27)]  # y[i] = *a * x[i] + y[i]
+    # y[i] = *a * x[i] + y[i]
+    assert [f[:4] for f in lint(example, RULE)] == [(4, 7, 4, 8), (4, 19, 4, 20), (4, 26, 4, 27)]
     assert lint(fixed, RULE) == []
 
 

@@ -325,7 +325,8 @@ def test_edit_storm_with_compiles(make_server, tmp_path, shared_target_dir):
     FIGURES.append(f"edit storm (compiles): {EDITS} edits in {storm_s:.1f} s, checks ended during it: "
                    f"{ends.count('cancelled')} cancelled by a newer save, {during} delivered; final check: "
                    f"{len(expected)} compiler diagnostics; RSS {rss0 / 2**20:.1f} -> "
-                   f"{rss1 / 2**20:.1f} MiB ({(rss1 - rss0) / rss0:+.1%}); fds {fds0} -> {fds1}; threads {thr0} -> {thr1}")
+                   f"{rss1 / 2**20:.1f} MiB ({(rss1 - rss0) / rss0:+.1%}); "
+                   f"fds {fds0} -> {fds1}; threads {thr0} -> {thr1}")
     assert abs(rss1 - rss0) <= 0.10 * rss0, (rss0, rss1)
     assert fds1 == fds0
     assert thr1 <= thr0 + THREAD_SLACK

@@ -300,7 +300,8 @@ def test_source_vanishing_between_save_and_check(make_server, tmp_path, shared_t
     main.unlink()
     line = server.wait_for(lambda m: m.get("method") == "window/logMessage"
                            and m["params"]["message"].startswith("offload check of "), timeout=240, after=at)
-    assert line["params"]["message"].startswith(f"offload check of {crate} not run: {manifest}: cargo metadata failed: ")
+    assert line["params"]["message"].startswith(
+        f"offload check of {crate} not run: {manifest}: cargo metadata failed: ")
     published = server.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics"
                                 and m["params"]["uri"] == manifest.as_uri(), timeout=30, after=at)
     [diag] = published["params"]["diagnostics"]

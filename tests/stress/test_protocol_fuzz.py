@@ -125,7 +125,8 @@ def invalid_json(draw):
                            "params": draw(json_values)}).encode()
         body = full[:draw(st.integers(1, len(full) - 1))]
     elif kind == "bad-utf8":
-        body = b'{"jsonrpc": "2.0", "method": "' + draw(st.sampled_from([b"\xff", b"\xc3\x28", b"\xed\xa0\x80"])) + b'"}'
+        body = (b'{"jsonrpc": "2.0", "method": "'
+                + draw(st.sampled_from([b"\xff", b"\xc3\x28", b"\xed\xa0\x80"])) + b'"}')
     else:
         depth = draw(st.integers(5_000, 60_000))
         body = b"[" * depth + b"]" * depth
@@ -153,7 +154,8 @@ def bad_envelope(draw):
         msg["method"] = draw(st.one_of(st.integers(), st.none(), st.lists(st.text(max_size=3), max_size=2)))
         return msg, ("error", INVALID_REQUEST)
     msg["id"] = draw(st.one_of(st.booleans(), st.floats(allow_nan=False, allow_infinity=False),
-                               st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)))
+                               st.lists(st.integers(), max_size=2),
+                               st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)))
     return msg, ("null-id", INVALID_REQUEST)
 
 
@@ -173,7 +175,8 @@ def invalid_params(draw, doc_uri: str):
     elif how == "uri":
         # pygls' converter (cattrs) turns any scalar into a string field's str(): a
         # number as a URI is answered (null: no such document), not rejected.
-        params = {"textDocument": {"uri": draw(st.one_of(st.integers(), st.none(), st.lists(st.integers(), max_size=2)))}}
+        params = {"textDocument": {
+            "uri": draw(st.one_of(st.integers(), st.none(), st.lists(st.integers(), max_size=2)))}}
         method = draw(st.sampled_from(["textDocument/codeLens", "textDocument/hover"]))
         params.setdefault("position", KERNEL_AT)
         return {"jsonrpc": "2.0", "id": "ID", "method": method, "params": params}, ("answered",)
@@ -256,7 +259,8 @@ def odd_notification(draw, scratch_uri: str):
         msg = {"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
             "textDocument": {"uri": scratch_uri, "version": draw(st.integers(0, UINT_MAX))}, "contentChanges": changes}}
     else:
-        msg = {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": draw(st.one_of(st.integers(), st.text(max_size=4)))}}
+        msg = {"jsonrpc": "2.0", "method": "$/cancelRequest",
+               "params": {"id": draw(st.one_of(st.integers(), st.text(max_size=4)))}}
     return msg, None
 
 
@@ -267,7 +271,8 @@ def bad_header(draw):
     body = json.dumps({"jsonrpc": "2.0", "id": 999_999, "method": "x/never"}).encode()
     how = draw(st.sampled_from(["non-numeric", "negative", "missing", "short", "garbage-line"]))
     if how == "non-numeric":
-        return b"Content-Length: " + draw(st.sampled_from([b"abc", b"", b"1e3", b"0x10", b" 12 x"])) + b"\r\n\r\n" + body, None
+        return (b"Content-Length: " + draw(st.sampled_from([b"abc", b"", b"1e3", b"0x10", b" 12 x"]))
+                + b"\r\n\r\n" + body), None
     if how == "negative":
         return b"Content-Length: -%d\r\n\r\n" % draw(st.integers(1, 100)) + body, None
     if how == "missing":

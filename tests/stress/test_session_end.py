@@ -4,7 +4,8 @@ alone, the editor closing the pipe (it crashed), or SIGTERM.
 A fake toolchain (no real compiler needed): ``rustc`` answers the doctor's probes like a
 rustc with native offload support and a prebuilt GPU ``core`` (so the doctor chooses it)
 and ``cargo`` answers ``metadata``, then, for each pass of the check (device and host,
-run concurrently), starts a grandchild and both sleep for five minutes. Both carry a unique token in their command line, so they can be found even
+run concurrently), starts a grandchild and both sleep for five minutes. Both carry a unique
+token in their command line, so they can be found even
 after they were re-parented away from the server.
 """
 

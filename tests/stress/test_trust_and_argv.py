@@ -106,7 +106,8 @@ def untrusted_crate(tmp_path: Path, markers: Path) -> Path:
     main = crate / "src" / "main.rs"
     main.write_text(main.read_text().replace(
         "    let mut x = [0.0f32; N];",
-        f'    std::fs::write({json.dumps(str(markers / "binary-ran"))}, "ran").unwrap();\n    let mut x = [0.0f32; N];'))
+        f'    std::fs::write({json.dumps(str(markers / "binary-ran"))}, "ran").unwrap();\n'
+        '    let mut x = [0.0f32; N];'))
     return crate
 
 
@@ -152,7 +153,8 @@ def test_untrusted_workspace_starts_nothing_and_build_run_refuse(make_server, tm
     assert run["result"] == {"ok": False, "error": refusal}
     shown = [m["params"] for m in server.since(at) if m.get("method") == "window/showMessage"]
     assert shown == [{"type": 1, "message": refusal}, {"type": 1, "message": refusal}]
-    report = server.call("workspace/executeCommand", {"command": "offload-ls.showRunReport", "arguments": [{"uri": uri}]})
+    report = server.call("workspace/executeCommand",
+                         {"command": "offload-ls.showRunReport", "arguments": [{"uri": uri}]})
     assert report["result"] == {"ok": False, "error": "no run yet: use offload-ls.run first"}
     cancel = server.call("workspace/executeCommand", {"command": "offload-ls.cancel", "arguments": [{"uri": uri}]})
     assert cancel["result"] == {"ok": False, "error": "nothing is running for this crate"}

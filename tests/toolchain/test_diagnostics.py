@@ -45,7 +45,8 @@ def test_same_message_from_both_passes_appears_once_with_both_labels():
 def test_ice_in_plain_stderr_is_reported_with_its_first_line():
     stderr = (
         "   Compiling saxpy v0.1.0 (/tmp/sx)\n\n"
-        "thread 'opt cgu.0' (9463) panicked at /usr/src/rustc-1.96.0/compiler/rustc_codegen_llvm/src/llvm/ffi.rs:1707:9:\n"
+        "thread 'opt cgu.0' (9463) panicked at "
+        "/usr/src/rustc-1.96.0/compiler/rustc_codegen_llvm/src/llvm/ffi.rs:1707:9:\n"
         "not implemented: This rustc version was not built with LLVM Offload support!\n"
         "stack backtrace:\n"
     )
@@ -63,7 +64,8 @@ def test_ice_in_json_record_wins_over_the_useless_panic_payload():
     record = ('{"reason":"compiler-message","message":{"level":"error","message":"/usr/src/rustc-1.96.0/'
               'compiler/rustc_codegen_llvm/src/builder/gpu_offload.rs:670:22: offload does not support Struct",'
               '"spans":[],"children":[],"code":null}}')
-    stderr = "thread 'rustc' (1) panicked at /usr/src/rustc-1.96.0/compiler/rustc_codegen_llvm/src/builder/gpu_offload.rs:670:22:\nBox<dyn Any>\n"
+    stderr = ("thread 'rustc' (1) panicked at "
+              "/usr/src/rustc-1.96.0/compiler/rustc_codegen_llvm/src/builder/gpu_offload.rs:670:22:\nBox<dyn Any>\n")
     diags = parse_cargo_output(record, stderr, "host", ROOT)
     assert [(d.level, d.message) for d in diags] == [(
         "ice",

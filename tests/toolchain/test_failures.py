@@ -78,7 +78,8 @@ def test_an_explicit_rustc_wins_over_a_more_capable_one(monkeypatch, tmp_path):
     cands = {"/opt/weak/rustc": weak, "/usr/bin/rustc": strong}
     monkeypatch.setattr(doctor, "probe_toolchain", lambda r, c, o, cache=None: cands[r])
     monkeypatch.setattr(doctor, "candidate_toolchains",
-                        lambda rustc=None, cargo=None: [(r, None, "x") for r in ([rustc] if rustc else []) + ["/usr/bin/rustc"]])
+                        lambda rustc=None, cargo=None: [(r, None, "x")
+                                                        for r in ([rustc] if rustc else []) + ["/usr/bin/rustc"]])
     chosen = doctor.run_doctor(rustc="/opt/weak/rustc", probe_gpus=False, cache=discover.ProbeCache(tmp_path / "c"))
     assert (chosen.toolchain.rustc, chosen.pipeline) == ("/opt/weak/rustc", doctor.HOST_ONLY)
     default = doctor.run_doctor(probe_gpus=False, cache=discover.ProbeCache(tmp_path / "c"))

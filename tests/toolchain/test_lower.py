@@ -211,7 +211,8 @@ def test_the_upstream_example_runs_on_the_virtual_host_device(doctor_report, tmp
     out = outcome.report.stdout
     for name, n in (("saxpy", 100000), ("scale::<f32>", 100000), ("scale::<f64>", 100000), ("jacobi", 49152)):
         assert f"OK {name}: {n} elements" in out, out
-    assert sorted(launch.kernel for launch in outcome.report.log.launches) == ["jacobi", "saxpy", "scale__f32", "scale__f64"]
+    assert sorted(launch.kernel for launch in outcome.report.log.launches) == [
+        "jacobi", "saxpy", "scale__f32", "scale__f64"]
     assert tree_digest(src) == before
     new_files = {p.relative_to(src) for p in src.rglob("*") if p.is_file()} - {
         p.relative_to(EXAMPLE) for p in EXAMPLE.rglob("*") if p.is_file()}
@@ -407,7 +408,8 @@ struct Solver { out: [u32; 64] }
 #[cfg(not(device))]
 impl Solver {
     fn bump(&mut self) {
-        core::offload::offload! { kernel = add, workgroup_dim = [2, 1, 1], thread_dim = [32, 1, 1], args = (&mut self.out, 100u32) }
+        core::offload::offload! { kernel = add, workgroup_dim = [2, 1, 1], thread_dim = [32, 1, 1], \
+args = (&mut self.out, 100u32) }
     }
 }
 
@@ -418,10 +420,14 @@ fn main() {
     let mut b = [0u32; 64];
     let mut c = [0u32; 64];
     let mut d = [0u32; 64];
-    core::offload::offload!(kernel = kernels::addc::<{ single::C }>, workgroup_dim = [2, 1, 1], thread_dim = [32, 1, 1], args = (&x, &mut a));
-    core::offload::offload!(kernel = kernels::addc::<{ double::C }>, workgroup_dim = [2, 1, 1], thread_dim = [32, 1, 1], args = (&x, &mut b));
-    core::offload::offload! { kernel = kernels::addc::<{ K + 1 }>, workgroup_dim = [2, 1, 1], thread_dim = [32, 1, 1], args = (&x, &mut c) }
-    core::offload::offload! { kernel = kernels::addc::<{ K - 1 }>, workgroup_dim = [2, 1, 1], thread_dim = [32, 1, 1], args = (&x, &mut d) }
+    core::offload::offload!(kernel = kernels::addc::<{ single::C }>, workgroup_dim = [2, 1, 1], \
+thread_dim = [32, 1, 1], args = (&x, &mut a));
+    core::offload::offload!(kernel = kernels::addc::<{ double::C }>, workgroup_dim = [2, 1, 1], \
+thread_dim = [32, 1, 1], args = (&x, &mut b));
+    core::offload::offload! { kernel = kernels::addc::<{ K + 1 }>, workgroup_dim = [2, 1, 1], \
+thread_dim = [32, 1, 1], args = (&x, &mut c) }
+    core::offload::offload! { kernel = kernels::addc::<{ K - 1 }>, workgroup_dim = [2, 1, 1], \
+thread_dim = [32, 1, 1], args = (&x, &mut d) }
     let mut s = Solver { out: [0; 64] };
     s.bump();
     println!("a={} b={} c={} d={} s={}", a[63], b[63], c[63], d[63], s.out[63]);
@@ -443,7 +449,8 @@ def test_second_round_of_user_crates(doctor_report, tmp_path):
     (root / "examples" / "demo.rs").write_text(HEAD + "#[offload_kernel]\npub fn add(x: &mut [u32; 4]) { x[0] = 1; }\n"
                                                "#[cfg(not(device))]\nfn main() {}\n")
     (root / "src" / "bin").mkdir()
-    (root / "src" / "bin" / "other.rs").write_text(HEAD + "#[offload_kernel]\npub fn sub(x: &mut [u32; 4]) { x[0] = 1; }\n"
+    (root / "src" / "bin" / "other.rs").write_text(HEAD + "#[offload_kernel]\n"
+                                                   "pub fn sub(x: &mut [u32; 4]) { x[0] = 1; }\n"
                                                    "#[cfg(not(device))]\nfn main() {}\n")
     outcome = asyncio.run(run_crate(root / "Cargo.toml", doctor_report, device_image="host", bin_name="t"))
     assert outcome.build.ok, [(d.message, d.span) for d in outcome.build.diagnostics]

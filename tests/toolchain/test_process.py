@@ -42,7 +42,8 @@ def test_async_run_streams_lines_and_can_be_cancelled():
     async def scenario():
         lines = []
         token = CancelToken()
-        code = "import sys, time\nfor i in range(100):\n    print(i, file=sys.stderr, flush=True)\n    time.sleep(0.05)\n"
+        code = ("import sys, time\nfor i in range(100):\n"
+                "    print(i, file=sys.stderr, flush=True)\n    time.sleep(0.05)\n")
         task = asyncio.create_task(run_async([PY, "-c", code], timeout=60, cancel=token, on_stderr_line=lines.append))
         while len(lines) < 3:
             await asyncio.sleep(0.02)

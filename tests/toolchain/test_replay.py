@@ -29,7 +29,8 @@ def test_with_verbose_and_records():
     p = Pass("host", "host", ("/usr/bin/cargo", "--config", "x", "rustc", "--profile", "check"), {}, Path("/"), 1.0)
     assert with_verbose(p) == ("/usr/bin/cargo", "--config", "x", "rustc", "-vv", "--profile", "check")
     text = '{"$message_type":"artifact","artifact":"x.rmeta"}\n{"$message_type":"diagnostic","message":"m"}\nnoise'
-    assert as_cargo_records(text) == '{"reason": "compiler-message", "message": {"$message_type": "diagnostic", "message": "m"}}'
+    assert as_cargo_records(text) == ('{"reason": "compiler-message", '
+                                      '"message": {"$message_type": "diagnostic", "message": "m"}}')
 
 
 def test_manifest_change_invalidates(tmp_path):
@@ -58,6 +59,10 @@ def test_replayed_check_reports_the_same_device_error(doctor_report, fixture_cra
     os.utime(crate / "src" / "main.rs", None)
     second = asyncio.run(run_plan(plan, replay=cache))
     assert [p.completed.argv[0] for p in second.passes] == [doctor_report.toolchain.rustc] * 2  # no cargo
-    key = lambda r: [(d.source, d.code, d.message, d.span.line, d.span.column) for d in r.diagnostics if d.level == "error"]
+
+    def key(r):
+        return [(d.source, d.code, d.message, d.span.line, d.span.column)
+                for d in r.diagnostics if d.level == "error"]
+
     assert key(second) == key(first) == [("offload-ls(device nvptx64 sm_90)", "E0599",
                                          "no method named `sin` found for type `f32` in the current scope", 24, 31)]

@@ -33,7 +33,8 @@ def test_newer_request_cancels_the_running_compile_and_only_its_result_is_delive
         return _plan(tmp_path, next(sleeps), next(texts))
 
     async def scenario():
-        svc = CompileService(make_plan, on_result=lambda m, g, r: delivered.append((g, [d.message for d in r.diagnostics])),
+        svc = CompileService(make_plan,
+                             on_result=lambda m, g, r: delivered.append((g, [d.message for d in r.diagnostics])),
                              on_error=lambda m, msg: delivered.append(("error", msg)),
                              on_progress=lambda m, e, msg, pct: progress.append((e, msg)), debounce_s=0.05)
         manifest = tmp_path / "Cargo.toml"

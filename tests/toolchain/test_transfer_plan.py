@@ -30,7 +30,7 @@ def test_scalar_is_literal_and_pointer_to_scalar_maps_one_element():
     assert plan.bytes_to_device == 4096 + 4096 + 4
     assert plan.bytes_from_device == 4096 + 4
     # with LITERAL at the launch too (what a fixed host pass emits) it is a value
-    fixed = parse_ir_lines([l.replace("i64 32]", "i64 288]") for l in lines])["mixed"]
+    fixed = parse_ir_lines([line.replace("i64 32]", "i64 288]") for line in lines])["mixed"]
     assert fixed.args[3].kernel == 288 and fixed.args[3].hint == "by value" and not fixed.args[3].literal_lost
 
 

@@ -81,21 +81,27 @@ def capture(node: Node | None, depth: int = 0) -> ConstExpr | None:
         b = capture(node.child_by_field_name("right"), depth + 1)
         return None if a is None or b is None else ("bin", op.type, a, b)
     if t == "call_expression":
-        fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
-        if fn is None or args is None:
-            return None
-        arg_nodes = [c for c in args.named_children if not c.type.endswith("comment")]
-        if fn.type == "field_expression" and len(arg_nodes) == 1:  # a.min(b)
-            field = fn.child_by_field_name("field")
-            if field is not None and node_text(field) in ("min", "max"):
-                a = capture(fn.child_by_field_name("value"), depth + 1)
-                b = capture(arg_nodes[0], depth + 1)
-                return None if a is None or b is None else (node_text(field), a, b)
-        if fn.type in ("identifier", "scoped_identifier") and len(arg_nodes) == 2:  # min(a, b)
-            name = fn.child_by_field_name("name") if fn.type == "scoped_identifier" else fn
-            if name is not None and node_text(name) in ("min", "max"):
-                a, b = capture(arg_nodes[0], depth + 1), capture(arg_nodes[1], depth + 1)
-                return None if a is None or b is None else (node_text(name), a, b)
+        return _capture_min_max(node, depth)
+    return None
+
+
+def _capture_min_max(node: Node, depth: int) -> ConstExpr | None:
+    """The ``("min" | "max", a, b)`` form of call ``node`` (``a.min(b)``, ``min(a, b)``), or ``None``."""
+    fn, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+    if fn is None or args is None:
+        return None
+    arg_nodes = [c for c in args.named_children if not c.type.endswith("comment")]
+    if fn.type == "field_expression" and len(arg_nodes) == 1:  # a.min(b)
+        field = fn.child_by_field_name("field")
+        if field is not None and node_text(field) in ("min", "max"):
+            a = capture(fn.child_by_field_name("value"), depth + 1)
+            b = capture(arg_nodes[0], depth + 1)
+            return None if a is None or b is None else (node_text(field), a, b)
+    if fn.type in ("identifier", "scoped_identifier") and len(arg_nodes) == 2:  # min(a, b)
+        name = fn.child_by_field_name("name") if fn.type == "scoped_identifier" else fn
+        if name is not None and node_text(name) in ("min", "max"):
+            a, b = capture(arg_nodes[0], depth + 1), capture(arg_nodes[1], depth + 1)
+            return None if a is None or b is None else (node_text(name), a, b)
     return None
 
 

@@ -46,7 +46,8 @@ def device_functions(root: Node, kernels: list[Kernel]) -> list[DeviceFn]:
     source = _source_of(root)
     units = split_units(root, source)
     memo: dict[bytes, tuple[bool, bool]] = {}
-    fns = [f for u, caps in zip(units, unit_captures(units, root, source)) for f in summarize(u, caps, source, memo).fns]
+    fns = [f for u, caps in zip(units, unit_captures(units, root, source))
+           for f in summarize(u, caps, source, memo).fns]
     return device_functions_from(fns, kernels)
 
 

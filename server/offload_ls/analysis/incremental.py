@@ -86,7 +86,7 @@ def carry_over(last: LastRun, units: list[Unit], starts: list[int], r: Reuse, af
     held positions or read a fact that changed (never on plan's fast path)."""
     state = UnitStates(r.splice(last.contexts, lambda: None), r.splice(last.results, lambda: None),
                    r.splice(last.findings, list), set())
-    if affected is NEVER:
+    if affected is never:
         again = [i for o, v in enumerate(last.positional) if v and (i := r.now(o)) is not None]
     else:
         again = [i for i in r.kept if last.positional[r.was(i)] or affected(i, r.was(i))]
@@ -109,8 +109,8 @@ def carry_over(last: LastRun, units: list[Unit], starts: list[int], r: Reuse, af
     return state, sorted([*r.fresh, *again])
 
 
-def plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[UnitSummary], r: Reuse, stats: CacheStats, crate,
-          active: ActiveRules):
+def plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[UnitSummary], r: Reuse, stats: CacheStats,
+         crate, active: ActiveRules):
     """The file's facts, and which units that kept their bytes must be checked again
     because a fact their rules read changed: ``(facts, affected(i, o))`` for unit ``i``
     that was unit ``o`` of the previous analysis. (Units whose context holds positions of
@@ -129,7 +129,7 @@ def plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[Un
         # one for one, in order: unit i is unit i of the previous analysis (n == m)
         seed = old.placed_objects(lambda i: (i < p or i >= n - q) and starts[i] == last.starts[i])
         return FileFacts(starts, summaries, device_info=old.device_info, abs_seed=seed, crate=crate,
-                         carried=old.carried()), NEVER
+                         carried=old.carried()), never
     facts = FileFacts(starts, summaries, crate=crate)
     new_info, old_info = facts.device_info, old.device_info
     changed = changed_facts(old, facts, active.reads)
@@ -149,6 +149,6 @@ def plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[Un
     return facts, affected
 
 
-def NEVER(i: int, o: int) -> bool:
+def never(i: int, o: int) -> bool:
     """plan's fast path: no kept unit is affected."""
     return False

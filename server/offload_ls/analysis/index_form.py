@@ -64,6 +64,8 @@ class IndexForms:
         self.flow, self.profile, self.fold, self.param_index = flow, profile, fold, param_index
 
     def of(self, node: Node, depth: int = 0) -> Poly | None:
+        """The polynomial form of index expression ``node`` (thread-index atoms, names and
+        constants), or ``None`` when it has none."""
         if depth > MAX_DEPTH:
             return None
         node = strip(node)
@@ -72,50 +74,21 @@ class IndexForms:
             v = int_literal(node_text(node))
             return None if v is None else ({(): v} if v else {})
         if t == "binary_expression":
-            op = node.child_by_field_name("operator")
-            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-            if op is None or left is None or right is None or op.type not in ("+", "-", "*"):
-                return None
-            a, b = self.of(left, depth + 1), self.of(right, depth + 1)
-            if a is None or b is None:
-                return None
-            return {"+": add, "-": sub, "*": mul}[op.type](a, b)
+            return self._binary(node, depth)
         vector = self.vector(node, depth)
         if vector is not None:
             return None  # a whole vector is not an index
         if t == "field_expression":
-            field = node.child_by_field_name("field")
-            value = node.child_by_field_name("value")
-            d = _FIELDS.get(node_text(field)) if field is not None else None
-            if d is not None and value is not None:
-                ix = self.vector(strip(value), depth + 1)
-                if ix is not None:
-                    return {(atom(ix, d),): 1}
+            form = self._vector_field(node, depth)
+            if form is not None:
+                return form
         ix = self.source(node)
         if ix is not None:
             return {(atom(ix),): 1} if ix.dim != "*" else None
         if t == "identifier":
-            name = node_text(node)
-            b = self.flow.binding(node)
-            if b is not None and b.kind == "param" and name in self.param_index:
-                pix = self.param_index[name]
-                return {(atom(pix),): 1} if pix.dim != "*" else None
-            if b is not None and b.kind == "let" and b.value is not None and not b.mutable:
-                return self.of(b.value, depth + 1)
-            if b is not None and b.kind == "let" and b.mutable:
-                terms = self.flow.straight_sum(node, b)
-                if terms is not None:  # `let mut at = m * w + n; at += batch * plane;`
-                    forms = [self.of(t, depth + 1) for t in terms]
-                    if any(f is None for f in forms):
-                        return None
-                    total: Poly = {}
-                    for f in forms:
-                        total = add(total, f)
-                    return total
-                if self.flow.depends(node):
-                    if b.value is None or not self.flow.depends(b.value):
-                        return None  # `let mut idx = base; idx += POS;`: the position comes later
-                    return self.of(b.value, depth + 1)  # its first value (a grid-stride loop's start)
+            done, form = self._identifier(node, depth)
+            if done:
+                return form
         if self.fold is not None:
             v = self.fold(node)
             if v is not None:
@@ -123,6 +96,60 @@ class IndexForms:
         if self.flow.depends(node):
             return None
         return {("".join(node_text(node).split()),): 1}
+
+    def _binary(self, node: Node, depth: int) -> Poly | None:
+        """The form of ``a + b``, ``a - b`` or ``a * b``, or ``None``."""
+        op = node.child_by_field_name("operator")
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if op is None or left is None or right is None or op.type not in ("+", "-", "*"):
+            return None
+        a, b = self.of(left, depth + 1), self.of(right, depth + 1)
+        if a is None or b is None:
+            return None
+        return {"+": add, "-": sub, "*": mul}[op.type](a, b)
+
+    def _vector_field(self, node: Node, depth: int) -> Poly | None:
+        """The form of one component of a vector thread index (``id.x``), or ``None``."""
+        field = node.child_by_field_name("field")
+        value = node.child_by_field_name("value")
+        d = _FIELDS.get(node_text(field)) if field is not None else None
+        if d is not None and value is not None:
+            ix = self.vector(strip(value), depth + 1)
+            if ix is not None:
+                return {(atom(ix, d),): 1}
+        return None
+
+    def _identifier(self, node: Node, depth: int) -> tuple[bool, Poly | None]:
+        """``(True, form)`` for a thread-index parameter or a ``let`` whose value gives the
+        form, else ``(False, None)`` (the name is read as a constant or a name)."""
+        name = node_text(node)
+        b = self.flow.binding(node)
+        if b is not None and b.kind == "param" and name in self.param_index:
+            pix = self.param_index[name]
+            return True, ({(atom(pix),): 1} if pix.dim != "*" else None)
+        if b is not None and b.kind == "let" and b.value is not None and not b.mutable:
+            return True, self.of(b.value, depth + 1)
+        if b is not None and b.kind == "let" and b.mutable:
+            return self._mutable_let(node, b, depth)
+        return False, None
+
+    def _mutable_let(self, node: Node, b, depth: int) -> tuple[bool, Poly | None]:
+        """``_identifier`` for a ``let mut``: ``(True, form)`` from its straight-line sum or
+        its first value, else ``(False, None)``."""
+        terms = self.flow.straight_sum(node, b)
+        if terms is not None:  # `let mut at = m * w + n; at += batch * plane;`
+            forms = [self.of(t, depth + 1) for t in terms]
+            if any(f is None for f in forms):
+                return True, None
+            total: Poly = {}
+            for f in forms:
+                total = add(total, f)
+            return True, total
+        if self.flow.depends(node):
+            if b.value is None or not self.flow.depends(b.value):
+                return True, None  # `let mut idx = base; idx += POS;`: the position comes later
+            return True, self.of(b.value, depth + 1)  # its first value (a grid-stride loop's start)
+        return False, None
 
     def source(self, node: Node) -> Index | None:
         """The meaning of a thread-index call or constant (``_thread_idx_x()``,

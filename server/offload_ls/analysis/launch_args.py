@@ -57,8 +57,6 @@ def arg_info(expr: Node | None, at: Node | None, profile: Profile | None = None,
     tree); identifiers are resolved at ``at``, a node of the file's tree (the launch);
     ``profile``: the kernel's ecosystem profile (its ``slice_args``, ``slice_types`` and
     ``arg_wrappers``); ``lets``: the launching function's ``LetIndex`` (faster lookups)."""
-    slice_args = profile.slice_args if profile is not None else {}
-    wrappers = profile.arg_wrappers if profile is not None else frozenset()
     if expr is None:
         return ArgInfo(None, None, "")
     text = node_text(expr)
@@ -77,31 +75,48 @@ def arg_info(expr: Node | None, at: Node | None, profile: Profile | None = None,
         cast = e.child_by_field_name("type")
         if cast is not None and type_shape(cast)[0] in ("const_ptr", "mut_ptr"):
             return ArgInfo(type_shape(cast)[0], None, f"`{text}`")
+    info = None
     if t == "call_expression":
-        fn, args = e.child_by_field_name("function"), e.child_by_field_name("arguments")
-        if fn is not None and fn.type == "field_expression":
-            field = fn.child_by_field_name("field")
-            m = node_text(field) if field is not None else ""
-            if m in slice_args:
-                return ArgInfo(slice_args[m], None, f"`{text}`")
-        if fn is not None and fn.type == "scoped_identifier" and args is not None:
-            last, path = fn.child_by_field_name("name"), fn.child_by_field_name("path")
-            a = named(args)
-            if last is not None and path is not None and node_text(last) == "new" and len(a) == 1 \
-                    and node_text(path).rsplit("::", 1)[-1] in wrappers:
-                inner = arg_info(a[0], at, profile, lets)
-                return ArgInfo("value", inner.scalar, inner.what)
-    if t == "identifier" and at is not None:
-        b = find_binding(node_text(e), at, lets)
-        if b is not None and b.type is not None:
-            return _from_type(b.type, text, profile.slice_types if profile is not None else {})
-        if b is not None and b.kind == BindingKind.LET and b.value is not None:
-            v = strip(b.value)
-            if v.type in ("integer_literal", "float_literal"):
-                st = _literal_type(v)
-                if st is not None and not st.startswith("{"):
-                    return ArgInfo("value", st, f"`{text}` (`{node_text(v)}`)")
-    return ArgInfo(None, None, f"`{text}`")
+        info = _call_arg_info(e, text, at, profile, lets)
+    elif t == "identifier" and at is not None:
+        info = _identifier_arg_info(e, text, at, profile, lets)
+    return info if info is not None else ArgInfo(None, None, f"`{text}`")
+
+
+def _call_arg_info(e: Node, text: str, at: Node | None, profile: Profile | None, lets) -> ArgInfo | None:
+    """The :class:`ArgInfo` of a call argument: a slice method of the ecosystem (``x.as_slice()``)
+    or a wrapper's ``new`` (``Wrapper::new(x)``), else ``None``."""
+    slice_args = profile.slice_args if profile is not None else {}
+    wrappers = profile.arg_wrappers if profile is not None else frozenset()
+    fn, args = e.child_by_field_name("function"), e.child_by_field_name("arguments")
+    if fn is not None and fn.type == "field_expression":
+        field = fn.child_by_field_name("field")
+        m = node_text(field) if field is not None else ""
+        if m in slice_args:
+            return ArgInfo(slice_args[m], None, f"`{text}`")
+    if fn is not None and fn.type == "scoped_identifier" and args is not None:
+        last, path = fn.child_by_field_name("name"), fn.child_by_field_name("path")
+        a = named(args)
+        if last is not None and path is not None and node_text(last) == "new" and len(a) == 1 \
+                and node_text(path).rsplit("::", 1)[-1] in wrappers:
+            inner = arg_info(a[0], at, profile, lets)
+            return ArgInfo("value", inner.scalar, inner.what)
+    return None
+
+
+def _identifier_arg_info(e: Node, text: str, at: Node, profile: Profile | None, lets) -> ArgInfo | None:
+    """The :class:`ArgInfo` of a variable from its declared type or its literal ``let`` value,
+    else ``None``."""
+    b = find_binding(node_text(e), at, lets)
+    if b is not None and b.type is not None:
+        return _from_type(b.type, text, profile.slice_types if profile is not None else {})
+    if b is not None and b.kind == BindingKind.LET and b.value is not None:
+        v = strip(b.value)
+        if v.type in ("integer_literal", "float_literal"):
+            st = _literal_type(v)
+            if st is not None and not st.startswith("{"):
+                return ArgInfo("value", st, f"`{text}` (`{node_text(v)}`)")
+    return None
 
 
 def _from_type(type_node: Node, text: str, slice_types: dict[str, str]) -> ArgInfo:

@@ -90,7 +90,7 @@ class StaticMuts:
         #: module-level ``static mut`` items of the crate's other files, by name: a use is
         #: resolved to them (``use state::COUNTER;``, ``crate::state::COUNTER``) and its
         #: declaration has no span in this file (:data:`ELSEWHERE`)
-        for name, decl in (elsewhere or {}).items():
+        for name in elsewhere or {}:
             self.module_level.setdefault(name, ELSEWHERE)
         shared = shared | {n for n, d in (elsewhere or {}).items() if d.shared}
         #: module-level names that are block-shared memory
@@ -164,7 +164,8 @@ def _is_reference(ident: Node) -> bool:
         return False
     if parent.type == "scoped_identifier" and parent.child_by_field_name("path") == ident:
         return False
-    if parent.type != "token_tree" and parent.child_by_field_name("name") == ident and parent.type != "scoped_identifier":
+    if (parent.type != "token_tree" and parent.child_by_field_name("name") == ident
+            and parent.type != "scoped_identifier"):
         return False
     return True
 

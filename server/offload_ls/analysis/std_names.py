@@ -39,8 +39,8 @@ THREAD_INDEX_NAMES = frozenset(n for p in profiles().values()
 #: Substrings of which every :data:`THREAD_INDEX_NAMES` name holds one, and ``spirv``
 #: (grammars/rust/thread_index_params.scm): code whose text holds none of them computes
 #: nothing from the thread index.
-THREAD_INDEX_HINTS = (b"idx", b"Idx", b"index", b"item_id", b"global_", b"group_id", b"thread_id", b"workitem_id", b"_POS",
-                      b"spirv", b"#[builtin]")
+THREAD_INDEX_HINTS = (b"idx", b"Idx", b"index", b"item_id", b"global_", b"group_id", b"thread_id", b"workitem_id",
+                      b"_POS", b"spirv", b"#[builtin]")
 
 #: Float methods that are `std`'s (they call the C math library): without `std`, `x.sqrt()`
 #: is E0599 (observed with rustc 1.96's `-Zbuild-std=core` device pass for `sin`, `sqrt`,

@@ -69,7 +69,8 @@ def write_target(write: Node, params: dict[str, Param], fn: Node,
         param, node, index = via
         return place, param, [index]
     binding = flow.binding(node)
-    if binding is None or binding.kind != BindingKind.PARAM or binding.node.parent is None or binding.node.parent.parent != fn:
+    if (binding is None or binding.kind != BindingKind.PARAM or binding.node.parent is None
+            or binding.node.parent.parent != fn):
         return None  # shadowed by a local of the same name
     return place, param, indices
 
@@ -403,7 +404,8 @@ def writable_params(ctx, kernel) -> dict[str, Param]:
             pointee = type_node.child_by_field_name("type")
             if pointee is not None and pointee.type != "array_type":
                 continue  # krnl `elementwise`: `y: &mut u64` is the thread's own element
-        if type_node is not None and any(node_text(t).startswith("Atomic") for t in identifier_nodes(type_node, "type_identifier")):
+        if type_node is not None and any(node_text(t).startswith("Atomic")
+                                         for t in identifier_nodes(type_node, "type_identifier")):
             continue  # `&mut [AtomicF32]`: its `+=` / stores are atomic operations (autograph's shaders)
         out[p.name.removeprefix("mut ").strip()] = p
     return out

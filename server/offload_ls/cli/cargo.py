@@ -89,6 +89,25 @@ def translate(args: Sequence[str], cwd: Path | None = None) -> list[str] | str:
     if command in ("run", "profile") and "--" in rest:
         cut = rest.index("--")
         rest, program = rest[:cut], rest[cut:]
+    split = _take_manifest_path(rest)
+    if isinstance(split, str):
+        return split
+    out, manifest = split
+    if command in ("doctor", "rules"):
+        if manifest is not None:
+            return f"cargo offload: `{command}` takes no --manifest-path"
+        return [command, *out, *program]
+    manifest, error = _resolve_manifest(manifest, out, command, cwd)
+    if error is not None:
+        return error
+    if manifest is not None:
+        out.append(str(Path(manifest).parent) if command == "check" else manifest)
+    return [command, *out, *program]
+
+
+def _take_manifest_path(rest: list[str]) -> tuple[list[str], str | None] | str:
+    """``(the other arguments, the --manifest-path value or None)``, or a message (str) when
+    it is given twice or without a value."""
     out: list[str] = []
     manifest: str | None = None
     i = 0
@@ -105,27 +124,28 @@ def translate(args: Sequence[str], cwd: Path | None = None) -> list[str] | str:
             continue
         out.append(a)
         i += 1
-    if command in ("doctor", "rules"):
-        if manifest is not None:
-            return f"cargo offload: `{command}` takes no --manifest-path"
-        return [command, *out, *program]
+    return out, manifest
+
+
+def _resolve_manifest(manifest: str | None, out: list[str], command: str,
+                      cwd: Path | None) -> tuple[str | None, str | None]:
+    """``(the manifest to pass or None, None)``, or ``(None, a message)`` when the given
+    manifest is not an existing Cargo.toml or none is found at or above ``cwd``."""
     if manifest is not None:
         path = Path(manifest)
         if path.name != "Cargo.toml":
-            return f"cargo offload: the manifest-path must be a path to a Cargo.toml file: `{manifest}`"
+            return None, f"cargo offload: the manifest-path must be a path to a Cargo.toml file: `{manifest}`"
         if not path.is_file():
-            return f"cargo offload: manifest path `{manifest}` does not exist"
+            return None, f"cargo offload: manifest path `{manifest}` does not exist"
     elif _has_paths(out, command):
         pass  # `cargo offload check FILE_OR_DIR ..` / `cargo offload asm DIR`: the paths given
     else:
         here = Path(cwd) if cwd is not None else Path.cwd()
         found = find_manifest(here)
         if found is None:
-            return f"cargo offload: could not find `Cargo.toml` in `{here}` or any parent directory"
+            return None, f"cargo offload: could not find `Cargo.toml` in `{here}` or any parent directory"
         manifest = str(found)
-    if manifest is not None:
-        out.append(str(Path(manifest).parent) if command == "check" else manifest)
-    return [command, *out, *program]
+    return manifest, None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

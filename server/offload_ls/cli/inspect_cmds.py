@@ -125,7 +125,8 @@ def asm_command(args: argparse.Namespace) -> int:
         return EXIT_FAIL
     fmt = args.asm_format or ("ptx" if "ptx" in outcome.files else "amdgcn")
     if fmt not in outcome.files:
-        err(f"no {fmt} listing: {sass_missing(report) if fmt == 'sass' else 'this target makes ' + ', '.join(outcome.files)}")
+        why = sass_missing(report) if fmt == "sass" else "this target makes " + ", ".join(outcome.files)
+        err(f"no {fmt} listing: {why}")
         return EXIT_ERROR
     listing = outcome.listing(fmt)
     root = str(manifest.parent)

@@ -133,7 +133,7 @@ def make_bundle(exe: Path, directory: Path, overwrite: bool = False) -> Bundle:
             continue
         shutil.copy2(os.path.realpath(lib), directory / "lib" / lib.name)
         bundle.libraries.append(lib.name)
-    omp = [l for l in bundle.libraries if l.startswith("libomp.so")]
+    omp = [lib for lib in bundle.libraries if lib.startswith("libomp.so")]
     if omp and not (directory / "lib" / "libomp.so").exists():
         (directory / "lib" / "libomp.so").symlink_to(omp[0])
     script = directory / "run"

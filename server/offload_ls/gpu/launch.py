@@ -57,9 +57,10 @@ class RunReport:
         """The run report as JSON (the ``offload-ls.run`` command's result; bytes, seconds)."""
         return {"ok": self.ok, "exitStatus": self.exit_status, "seconds": round(self.seconds, 3), "where": self.where,
                 "timedOut": self.timed_out, "cancelled": self.cancelled, "problems": self.problems,
-                "launches": [{"kernel": l.kernel, "device": l.device, "blocks": list(l.blocks),
-                              "threads": list(l.threads), "hostDevice": l.on_host, "mode": l.mode, "h2dBytes": l.h2d_bytes,
-                              "d2hBytes": l.d2h_bytes} for l in self.log.launches],
+                "launches": [{"kernel": launch.kernel, "device": launch.device, "blocks": list(launch.blocks),
+                              "threads": list(launch.threads), "hostDevice": launch.on_host, "mode": launch.mode,
+                              "h2dBytes": launch.h2d_bytes, "d2hBytes": launch.d2h_bytes}
+                             for launch in self.log.launches],
                 "h2dBytes": self.log.h2d_bytes, "d2hBytes": self.log.d2h_bytes, "report": self.render()}
 
     def render(self) -> str:
@@ -69,7 +70,8 @@ class RunReport:
         status = ("timed out" if self.timed_out else "cancelled" if self.cancelled
                   else "did not run to its end" if self.exit_status is None else f"exit status {self.exit_status}")
         where = f" ({self.where})" if self.where else ""
-        lines = [f"run report{where}: {status}, {self.seconds:.2f} s wall, {len(self.log.launches)} kernel launch{'' if len(self.log.launches) == 1 else 'es'}, "
+        lines = [f"run report{where}: {status}, {self.seconds:.2f} s wall, "
+                 f"{len(self.log.launches)} kernel launch{'' if len(self.log.launches) == 1 else 'es'}, "
                  f"{human_bytes(self.log.h2d_bytes)} host→device, {human_bytes(self.log.d2h_bytes)} device→host"]
         for launch in self.log.launches:
             dims = f"{launch.dims} (host)*" if launch.on_host else launch.dims
@@ -204,12 +206,13 @@ def diagnose(report: RunReport, start_error: str | None, timeout: float, gpu_pre
             except ValueError:
                 name = f"signal {-status}"
             problems.append(f"the program was killed by {name} (exit status {status})"
-                            + ("; a panic or abort: its message is in the program's stderr" if name == "SIGABRT" else ""))
+                            + ("; a panic or abort: its message is in the program's stderr"
+                               if name == "SIGABRT" else ""))
         else:
             problems.append(f"the program exited with status {status}")
-    generic_one = [l for l in report.log.launches if l.total_threads == 1 and l.mode == "Generic"]
+    generic_one = [launch for launch in report.log.launches if launch.total_threads == 1 and launch.mode == "Generic"]
     if generic_one and gpu_present:
-        names = ", ".join(sorted({l.kernel for l in generic_one}))
+        names = ", ".join(sorted({launch.kernel for launch in generic_one}))
         if HOST_TRIPLE in images:
             problems.append(f"kernels {names} ran with [1,1,1]x[1,1,1] in Generic mode although a GPU is "
                             f"present: the binary embeds an x86_64 image and the runtime chose the host device; "

@@ -185,16 +185,20 @@ def parse_ncu_raw(text: str) -> tuple[list[KernelProfile], str | None]:
 
         gpu = rec.get("device__attribute_display_name") or gpu
         peak_bw = None
-        per_cycle, cycles = num("dram__bytes.sum.peak_sustained", None), num("dram__cycles_elapsed.avg.per_second", None)
+        per_cycle = num("dram__bytes.sum.peak_sustained", None)
+        cycles = num("dram__cycles_elapsed.avg.per_second", None)
         if per_cycle and cycles:
             peak_bw = per_cycle * cycles
-        flops32 = num("sm__sass_thread_inst_executed_op_fadd_pred_on.sum") + num(
-            "sm__sass_thread_inst_executed_op_fmul_pred_on.sum") + 2 * num("sm__sass_thread_inst_executed_op_ffma_pred_on.sum")
-        flops64 = num("sm__sass_thread_inst_executed_op_dadd_pred_on.sum") + num(
-            "sm__sass_thread_inst_executed_op_dmul_pred_on.sum") + 2 * num("sm__sass_thread_inst_executed_op_dfma_pred_on.sum")
+        flops32 = (num("sm__sass_thread_inst_executed_op_fadd_pred_on.sum")
+                   + num("sm__sass_thread_inst_executed_op_fmul_pred_on.sum")
+                   + 2 * num("sm__sass_thread_inst_executed_op_ffma_pred_on.sum"))
+        flops64 = (num("sm__sass_thread_inst_executed_op_dadd_pred_on.sum")
+                   + num("sm__sass_thread_inst_executed_op_dmul_pred_on.sum")
+                   + 2 * num("sm__sass_thread_inst_executed_op_dfma_pred_on.sum"))
         regs = num("launch__registers_per_thread", None)
         k = KernelProfile(
-            kernel=rec.get("Kernel Name", "?"), grid=_dims(rec.get("Grid Size", "")), block=_dims(rec.get("Block Size", "")),
+            kernel=rec.get("Kernel Name", "?"), grid=_dims(rec.get("Grid Size", "")),
+            block=_dims(rec.get("Block Size", "")),
             duration_ns=num("gpu__time_duration.sum"), dram_read_bytes=num("dram__bytes_read.sum"),
             dram_write_bytes=num("dram__bytes_write.sum"), dram_bytes_per_s=num("dram__bytes.sum.per_second"),
             peak_dram_bytes_per_s=peak_bw, dram_pct=num("dram__throughput.avg.pct_of_peak_sustained_elapsed", None),
@@ -280,8 +284,10 @@ class KernelSummary:
     def lens_title(self) -> str:
         """``profile: 93.6 µs · 4.06 TB/s (84.7% of peak) · 14 regs · occupancy 89%``."""
         m = self.median
-        parts = [f"profile: {m.duration_ns / 1e3:.1f} µs" + (f" (median of {self.launches})" if self.launches > 1 else "")]
-        parts.append(_si(m.dram_bytes_per_s, "B/s") + (f" ({m.dram_pct:.1f}% of peak)" if m.dram_pct is not None else ""))
+        parts = [f"profile: {m.duration_ns / 1e3:.1f} µs"
+                 + (f" (median of {self.launches})" if self.launches > 1 else "")]
+        parts.append(_si(m.dram_bytes_per_s, "B/s")
+                     + (f" ({m.dram_pct:.1f}% of peak)" if m.dram_pct is not None else ""))
         if m.registers is not None:
             parts.append(f"{m.registers} regs")
         if m.achieved_occupancy_pct is not None:
@@ -299,13 +305,15 @@ class KernelSummary:
                 + (f" ({m.dram_pct:.1f}% of the GPU's peak)" if m.dram_pct is not None else "")]
         if m.flops > 0:
             peak = m.peak_flops_f64 if m.flops_f64 > m.flops_f32 else m.peak_flops_f32
-            rows.append(f"{_si(m.flops_per_s, 'FLOP/s')}" + (f" ({100 * m.flops_per_s / peak:.1f}% of peak)" if peak else "")
+            rows.append(f"{_si(m.flops_per_s, 'FLOP/s')}"
+                        + (f" ({100 * m.flops_per_s / peak:.1f}% of peak)" if peak else "")
                         + (f", {m.intensity:.3f} FLOP/B: {m.bound}-bound" if m.intensity is not None else ""))
         else:
             rows.append("no floating-point operations")
         occ = (f", occupancy {m.achieved_occupancy_pct:.1f}% (theoretical {m.theoretical_occupancy_pct:.0f}%)"
                if m.achieved_occupancy_pct is not None and m.theoretical_occupancy_pct is not None else "")
-        rows.append(f"{m.registers} registers{occ}" + (", spills to local memory" if self.any_spills else ", no spills"))
+        rows.append(f"{m.registers} registers{occ}"
+                    + (", spills to local memory" if self.any_spills else ", no spills"))
         return "\n".join(f"- {r}" for r in rows)
 
 

@@ -31,7 +31,7 @@ def ncu_note(stderr: str, stdout: str, returncode: int | None) -> str | None:
     if NO_KERNELS in text:
         return "Nsight Compute profiled no kernel: the program launched none on the GPU (see the run report)"
     if returncode not in (0, None):
-        last = next((l for l in reversed(text.splitlines()) if l.strip()), "")
+        last = next((line for line in reversed(text.splitlines()) if line.strip()), "")
         return f"ncu failed (exit status {returncode}): {last.strip()}"
     return None
 

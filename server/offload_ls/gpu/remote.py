@@ -43,7 +43,9 @@ if [ ! -e .offload-ls-workdir ]; then
   if [ -e objects ] || [ -e bundles ] || [ -e jobs ]; then
     echo "$m foreign"; exit 0
   fi
-  mkdir -p objects bundles jobs && echo "made by offload-ls: staged bundles (objects/, bundles/) and job output (jobs/)" > .offload-ls-workdir || exit 97
+  mkdir -p objects bundles jobs &&
+    echo "made by offload-ls: staged bundles (objects/, bundles/) and job output (jobs/)" \
+      > .offload-ls-workdir || exit 97
 fi
 mkdir -p objects bundles jobs || exit 97
 echo "$m workdir $(pwd -P)"

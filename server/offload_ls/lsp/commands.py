@@ -213,7 +213,9 @@ class GpuCommands:
 
         outcome, manifest, token, refusal = await self.job(
             args.uri, "Build", "build failed",
-            lambda m, r, cancel, say: build_crate(m, r, device_image=args.deviceImage or self.server.session.settings.deviceImage,
+            lambda m, r, cancel, say: build_crate(m, r,
+                                                  device_image=args.deviceImage
+                                                  or self.server.session.settings.deviceImage,
                                                   bundle_dir=Path(args.bundle) if args.bundle else None,
                                                   cancel=cancel, progress=say))
         if outcome is None:

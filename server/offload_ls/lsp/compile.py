@@ -100,7 +100,8 @@ class CompileFeature:
 
     def on_manifest_changed(self, manifest: Path) -> None:
         """A Cargo.toml changed: re-check its crate if it was checked before (trusted)."""
-        if self.server.session.settings.checkOnSave and manifest in self.results and self.server.session.trusted(manifest):
+        session = self.server.session
+        if session.settings.checkOnSave and manifest in self.results and session.trusted(manifest):
             self.service.request(manifest)
 
     def stop_untrusted(self) -> set[Path]:
@@ -213,7 +214,8 @@ class CompileFeature:
             index = self._index_for(path, indexes)
             if index is not None:
                 related.append(types.DiagnosticRelatedInformation(
-                    location=types.Location(uri=path.as_uri(), range=to_range(index, span, self.server.session.encoding)),
+                    location=types.Location(uri=path.as_uri(),
+                                            range=to_range(index, span, self.server.session.encoding)),
                     message=text))
         text = d.message
         if message.spanless and d.level != "ice":

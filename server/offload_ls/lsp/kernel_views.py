@@ -45,7 +45,8 @@ def code_lenses(gpu: "GpuCommands", doc: DocumentSnapshot) -> list[types.CodeLen
     profiled = profile.figures(gpu, manifest)
     for k in analysis.kernels:
         rng = to_range(doc.line_index, k.name_span, enc)
-        lenses.append(types.CodeLens(range=rng, command=types.Command("Build for GPU", BUILD, arguments=[{"uri": uri}])))
+        lenses.append(types.CodeLens(range=rng,
+                                     command=types.Command("Build for GPU", BUILD, arguments=[{"uri": uri}])))
         figs = per_kernel.get(k.name)
         if figs:
             title = (f"last run: {figs['launches']} launch{'es' if figs['launches'] != 1 else ''}, "

@@ -37,12 +37,12 @@ from watchdog.events import (
 )
 from watchdog.observers import Observer
 
+from offload_ls.workspace.files import SKIP_DIRS, is_ignored
+
 # watchdog 7's inotify observer warns when a directory is created and re-watched quickly (a
 # cargo build in target/): "Callback with id ... already exists ... will be Overwritten".
 # Harmless, and pages of it on the server's stderr; the events still arrive.
 warnings.filterwarnings("ignore", message="Callback with id", category=RuntimeWarning)
-
-from offload_ls.workspace.files import SKIP_DIRS, is_ignored
 
 log = logging.getLogger(__name__)
 

@@ -33,7 +33,9 @@ def type_name_node(type_node: Node) -> Node:
 def type_arguments(type_node: Node) -> list[Node]:
     """The type arguments of a ``generic_type`` (``Vec<f32>`` -> ``[f32]``), else ``[]``."""
     args = type_node.child_by_field_name("type_arguments") if type_node.type == "generic_type" else None
-    return [] if args is None else [a for a in args.named_children if a.type not in ("lifetime", "line_comment", "block_comment")]
+    if args is None:
+        return []
+    return [a for a in args.named_children if a.type not in ("lifetime", "line_comment", "block_comment")]
 
 
 def outermost(nodes: list[Node]) -> list[Node]:

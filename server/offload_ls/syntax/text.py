@@ -113,7 +113,8 @@ def _chars(data: bytes, encoding: Encoding):
     i, n = 0, len(data)
     while i < n:
         lead = data[i]
-        size = 1 if lead < 0x80 else 2 if lead >> 5 == 0b110 else 3 if lead >> 4 == 0b1110 else 4 if lead >> 3 == 0b11110 else 1
+        size = (1 if lead < 0x80 else 2 if lead >> 5 == 0b110 else 3 if lead >> 4 == 0b1110
+                else 4 if lead >> 3 == 0b11110 else 1)
         if size > 1:
             try:
                 data[i : i + size].decode("utf-8")

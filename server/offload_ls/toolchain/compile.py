@@ -78,9 +78,9 @@ def _failure_diagnostic(p: Pass, done: Completed, had_json_errors: bool) -> Comp
         return CompilerDiagnostic([p.label], "error",
                                   f"{p.label} pass timed out after {p.timeout:.0f} s and was stopped", None)
     if done.returncode not in (0, None) and not had_json_errors:
-        lines = [l for l in done.stderr.splitlines() if l.strip()]
+        lines = [line for line in done.stderr.splitlines() if line.strip()]
         # the first error line (`error: ..`, or a tool's `llvm-as: f.ll:3:9: error: ..`), else the last
-        first = next((l for l in lines if l.lstrip().startswith("error") or ": error:" in l),
+        first = next((line for line in lines if line.lstrip().startswith("error") or ": error:" in line),
                      lines[-1] if lines else "")
         return CompilerDiagnostic([p.label], "error",
                                   f"{p.label} pass failed (exit status {done.returncode}): {first.strip()}", None)

@@ -95,7 +95,8 @@ def _from_message(msg: dict, pass_label: str, root: Path) -> CompilerDiagnostic 
     if _ICE_MESSAGE.match(text) or text.startswith("internal compiler error"):
         # rustc's bug!() in a JSON record: "<rustc source path>:<line>:<col>: <what>"
         detail = _ICE_MESSAGE.sub("", text).removeprefix("internal compiler error:").strip()
-        return CompilerDiagnostic([pass_label], "ice", f"internal compiler error: {detail} [at {text.split(': ', 1)[0]}]", None)
+        return CompilerDiagnostic([pass_label], "ice",
+                                  f"internal compiler error: {detail} [at {text.split(': ', 1)[0]}]", None)
     spans = msg.get("spans") or []
     primary = next((s for s in spans if s.get("is_primary")), spans[0] if spans else None)
     code = (msg.get("code") or {}).get("code")
@@ -161,7 +162,7 @@ def find_ice(text: str) -> str | None:
     lines = text.splitlines()
     for i, line in enumerate(lines):
         if "panicked at" in line and line.lstrip().startswith("thread "):
-            detail = next((l.strip() for l in lines[i + 1 : i + 4] if l.strip()), "")
+            detail = next((following.strip() for following in lines[i + 1 : i + 4] if following.strip()), "")
             where = line.split("panicked at", 1)[1].strip().rstrip(":")
             first = detail or where
             hint = ""

@@ -109,7 +109,8 @@ def run_doctor(rustc: str | None = None, cargo: str | None = None, arch: str | N
     if probe_gpus:
         device_info = best[2].tools.get("llvm-offload-device-info") if best and best[2] else None
         gpus, gpu_notes = find_gpus(device_info)
-    default_arch = next((g.arch for g in gpus if g.arch and g.vendor == ("amd" if target.startswith("amdgcn") else "nvidia")), None)
+    vendor = "amd" if target.startswith("amdgcn") else "nvidia"
+    default_arch = next((g.arch for g in gpus if g.arch and g.vendor == vendor), None)
     report = DoctorReport(
         toolchains=toolchains, chosen=best[0] if best else None,
         pipeline=best[1] if best else HOST_ONLY, llvm=best[2] if best else None,
@@ -206,7 +207,8 @@ def _explain(report: DoctorReport) -> None:
         t, comp = with_comp[0]
         report.native_fix = comp.fix(t.commit_date)
         if comp.installed:
-            report.notes.append(f"{comp.toolchain} has the offload component, but {t.native_note or 'its probe failed'}")
+            report.notes.append(f"{comp.toolchain} has the offload component, "
+                                f"but {t.native_note or 'its probe failed'}")
         elif comp.available is False:
             report.notes.append(f"{comp.toolchain} ({t.release}, {t.commit_date}) predates the `offload` component "
                                 f"(shipped since {facts.OFFLOAD_COMPONENT_SINCE})")
@@ -283,7 +285,8 @@ def _tool_lines(report: DoctorReport) -> list[str]:
                      + (f" (rustup: {comp.error})" if comp.error else ""))
             lines.append(f"    {comp.toolchain:<40} {state}; runtimes: {', '.join(comp.runtimes) or 'none'}"
                          + ("" if comp.rust_src else "; rust-src missing"))
-    lines.append(f"ptxas: {report.ptxas or 'not found'}" + (f"  (CUDA at {report.cuda_path})" if report.cuda_path else ""))
+    lines.append(f"ptxas: {report.ptxas or 'not found'}"
+                 + (f"  (CUDA at {report.cuda_path})" if report.cuda_path else ""))
     lld = (report.llvm.tools.get("ld.lld") if report.llvm else None) or next(
         (c.rust_lld for c in report.components.values() if c.rust_lld), None)
     lines.append(f"AMD GPU linker (ld.lld / rust-lld): {lld or 'not found'}")

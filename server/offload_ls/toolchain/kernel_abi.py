@@ -125,7 +125,8 @@ def fix_kernel_abi(ir: str) -> tuple[str, list[str]]:
         wrappers.append(_wrapper(pre, name, inner, params, m.group("post"), debug.for_wrapper(m.group("post"))))
     text = "\n".join(out)
     if wrappers:
-        text += "\n\n; kernel entry points with libomptarget's ABI (offload-ls kernel_abi)\n" + "\n\n".join(wrappers) + "\n"
+        text += ("\n\n; kernel entry points with libomptarget's ABI (offload-ls kernel_abi)\n"
+                 + "\n\n".join(wrappers) + "\n")
     if debug.added:
         text += "\n" + "\n".join(debug.added) + "\n"
     return text, rewritten

@@ -235,7 +235,8 @@ def lower_for_pipeline(crate: Crate, report: DoctorReport,
     lowered = Crate(manifest=low.manifest, name=crate.name, root=out, target_dir=crate.target_dir,
                     bin=crate.bin, lib=crate.lib, roots=tuple(moved.values()),
                     bin_root=moved.get(crate.bin_root) if crate.bin_root else None,
-                    lib_root=moved.get(crate.lib_root) if crate.lib_root else None, fp_contract=crate.fp_contract, max_registers=crate.max_registers)
+                    lib_root=moved.get(crate.lib_root) if crate.lib_root else None,
+                    fp_contract=crate.fp_contract, max_registers=crate.max_registers)
     return lowered, low
 
 

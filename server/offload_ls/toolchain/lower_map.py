@@ -66,7 +66,8 @@ def issue_diagnostics(low: Lowering) -> list[CompilerDiagnostic]:
                 indexes[i.file] = None
         index = indexes[i.file]
         (l0, c0), (l1, c1) = (_line_col(index, i.start), _line_col(index, i.end)) if index else ((1, 1), (1, 1))
-        out.append(CompilerDiagnostic(["lowering"], i.level, i.message, SpanRef(i.file, i.start, i.end, l0, c0, l1, c1)))
+        out.append(CompilerDiagnostic(["lowering"], i.level, i.message,
+                                      SpanRef(i.file, i.start, i.end, l0, c0, l1, c1)))
     return out
 
 

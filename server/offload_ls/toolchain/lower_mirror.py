@@ -49,21 +49,8 @@ def write_file(f: ScannedFile, out: Path, found: Instances, roots: set[Path], em
     from the user's (``None``: copied as it is)."""
     insts, launch_insts, aliases = found.kernel_insts, found.launch_insts, found.aliases
     w = Writer(f, out)
-    for u in f.offload_uses:
-        text = node_text(u.child_by_field_name("argument"))
-        unknown = [n for n in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text.split("::", 2)[-1])
-                   if n not in ("offload", "offload_kernel", "self")]
-        if unknown:
-            issue(LoweringIssue(f.path, u.start_byte, u.end_byte, "error",
-                                f"`{text}`: rustc 1.96 has no `core::offload::{unknown[0]}`; this crate "
-                                "needs a nightly with the offload component (`offload-ls doctor`)"))
-        w.text(u.start_byte, u.end_byte, "")
-    for k in f.kernels:
-        for a in k.attrs:
-            inline = "" if k.inline_attr else " #[inline(always)]"
-            w.text(a.start_byte, a.end_byte, f"#[cfg(offload_device)]{inline} #[allow(dead_code)]")
-        nn = k.fn.child_by_field_name("name")
-        w.text(nn.start_byte, nn.end_byte, BODY_PREFIX + k.name)
+    _remove_offload_uses(f, w, issue)
+    _mark_kernels(f, w)
     for launch in f.launches:
         lower_launch(f, w, launch, launch_insts.get(id(launch)), emulate)
     for k in f.kernels:  # each kernel's entries attributed to that kernel
@@ -94,6 +81,31 @@ def write_file(f: ScannedFile, out: Path, found: Instances, roots: set[Path], em
         return None
     smap.generated = out
     return smap
+
+
+def _remove_offload_uses(f: ScannedFile, w: Writer, issue: IssueSink) -> None:
+    """Removes the file's ``use core::offload::..`` items (returns nothing); a name rustc 1.96
+    does not have is an error issue."""
+    for u in f.offload_uses:
+        text = node_text(u.child_by_field_name("argument"))
+        unknown = [n for n in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text.split("::", 2)[-1])
+                   if n not in ("offload", "offload_kernel", "self")]
+        if unknown:
+            issue(LoweringIssue(f.path, u.start_byte, u.end_byte, "error",
+                                f"`{text}`: rustc 1.96 has no `core::offload::{unknown[0]}`; this crate "
+                                "needs a nightly with the offload component (`offload-ls doctor`)"))
+        w.text(u.start_byte, u.end_byte, "")
+
+
+def _mark_kernels(f: ScannedFile, w: Writer) -> None:
+    """Replaces each kernel's attributes with the device-pass ones and renames it to its body
+    function (returns nothing)."""
+    for k in f.kernels:
+        for a in k.attrs:
+            inline = "" if k.inline_attr else " #[inline(always)]"
+            w.text(a.start_byte, a.end_byte, f"#[cfg(offload_device)]{inline} #[allow(dead_code)]")
+        nn = k.fn.child_by_field_name("name")
+        w.text(nn.start_byte, nn.end_byte, BODY_PREFIX + k.name)
 
 
 def _write_if_changed(path: Path, data: bytes) -> None:

@@ -108,7 +108,8 @@ def host_metadata_passes(crate: Crate, report: DoctorReport, out: Path, t: dict[
     manifest = kernel_manifest(out)
     return [Pass(
         "host-metadata", "host metadata",
-        (tc.cargo, *(RELEASE_PROFILE if release else ()), "rustc", *(("--release",) if release else ("--profile", "check")),
+        (tc.cargo, *(RELEASE_PROFILE if release else ()), "rustc",
+         *(("--release",) if release else ("--profile", "check")),
          "--message-format=json", "--manifest-path", str(crate.manifest),
          *_target_args(crate), "--target-dir", str(out / "target-metadata"), "--",
          *facts.host_metadata_args(str(manifest)), facts.CHECK_DEVICE_CFGS),

@@ -73,7 +73,8 @@ def parse_component_list(text: str) -> tuple[set[str], set[str]]:
         name, _, state = line.strip().partition(" ")
         if not name:
             continue
-        base = re.sub(r"-(x86_64|aarch64|i686|powerpc64le|riscv64gc|s390x)-[a-z0-9_]+-[a-z0-9_]+(-[a-z0-9_]+)?$", "", name)
+        base = re.sub(r"-(x86_64|aarch64|i686|powerpc64le|riscv64gc|s390x)-[a-z0-9_]+-[a-z0-9_]+(-[a-z0-9_]+)?$",
+                      "", name)
         available.add(base)
         if "(installed)" in state:
             installed.add(base)

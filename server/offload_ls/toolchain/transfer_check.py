@@ -39,7 +39,8 @@ def plan_for_launch(launch: Launch, kernel: Kernel | None, transfers: KernelTran
         param = kernel.params[i] if kernel is not None and i < len(kernel.params) else None
         problem = None
         if t is not None and param is not None:
-            problem = _disagreement(arg, t, param.type_text, param.kind, param.elem_bytes, param.transfer, param.pointee)
+            problem = _disagreement(arg, t, param.type_text, param.kind, param.elem_bytes, param.transfer,
+                                    param.pointee)
         elif t is not None and not t.literal and t.bytes == 0:
             problem = f"the host pass maps 0 bytes for `{arg.text}`: nothing is copied to the device"
         out.append(ArgPlan(arg, t, param.type_text if param else None, problem))

@@ -106,7 +106,8 @@ class AssemblyOutcome:
 
 async def assemble_crate(manifest: Path, report: DoctorReport, *, bin_name: str | None = None,
                          cancel: CancelToken | None = None, progress: Progress | None = None, force: bool = False,
-                         timeouts: dict[str, float] | None = None, settings: BuildSettings | None = None) -> AssemblyOutcome:
+                         timeouts: dict[str, float] | None = None,
+                         settings: BuildSettings | None = None) -> AssemblyOutcome:
     """Compile ``manifest``'s crate for the GPU target with line tables and return its device
     listings (PTX or AMDGPU assembly, optimised LLVM IR, SASS when nvdisasm exists). Reuses the
     last listings while no source changed.

@@ -76,18 +76,29 @@ def conditions(cond: Node, holds: bool, fold, out: list[Guard], depth: int = 0,
                 _checked_index_call(value, fold, out)
         return
     if t == "call_expression":
-        m = method_call(cond)
-        if m is not None and m[0] in _COMPARE_METHODS and len(m[2]) == 1:
-            # `i.ge(&n)` (PartialOrd / PartialEq methods) reads as `i >= n`
-            _compare(_COMPARE_METHODS[m[0]], m[1], _deref(m[2][0]), holds, fold, out)
-            return
-        if holds:
-            _contains_call(cond, fold, out)
-            _in_bounds_call(cond, fold, out)
-        _vector_compare(cond, holds, fold, out)
+        _call_conditions(cond, holds, fold, out)
+    elif t == "binary_expression":
+        _binary_conditions(cond, holds, fold, out, depth, resolve)
+
+
+def _call_conditions(cond: Node, holds: bool, fold, out: list[Guard]) -> None:
+    """Appends to ``out`` the bounds that call ``cond`` being ``holds`` implies (``i.lt(&n)``,
+    ``contains``, ``in_bounds``, vector comparisons)."""
+    m = method_call(cond)
+    if m is not None and m[0] in _COMPARE_METHODS and len(m[2]) == 1:
+        # `i.ge(&n)` (PartialOrd / PartialEq methods) reads as `i >= n`
+        _compare(_COMPARE_METHODS[m[0]], m[1], _deref(m[2][0]), holds, fold, out)
         return
-    if t != "binary_expression":
-        return
+    if holds:
+        _contains_call(cond, fold, out)
+        _in_bounds_call(cond, fold, out)
+    _vector_compare(cond, holds, fold, out)
+
+
+def _binary_conditions(cond: Node, holds: bool, fold, out: list[Guard], depth: int,
+                       resolve: Callable[[Node], Node | None] | None) -> None:
+    """Appends to ``out`` the bounds that binary ``cond`` (``&&``, ``||``, a comparison) being
+    ``holds`` implies."""
     op_node = cond.child_by_field_name("operator")
     op = op_node.type if op_node is not None else ""
     left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")

@@ -100,26 +100,11 @@ def _contribution(node: Node, child: Node, fold, exits: frozenset[str], source: 
         if cond is not None and child == node.child_by_field_name("body"):
             conditions(cond, True, fold, out, 0, resolve)
     elif t == "for_expression":
-        pattern, value = node.child_by_field_name("pattern"), node.child_by_field_name("value")
-        if child == node.child_by_field_name("body") and pattern is not None and value is not None:
-            rng = _range_of(value)
-            if rng is not None:
-                range_bound(rng, pattern, fold, out)
+        _for_contribution(node, child, fold, out)
     elif t == "match_arm":
-        pattern = node.child_by_field_name("pattern")
-        guard = pattern.child_by_field_name("condition") if pattern is not None else None
-        if guard is not None and child != pattern:
-            conditions(guard, True, fold, out, 0, resolve)
-        if pattern is not None and child != pattern:
-            _arm_range(node, pattern, fold, out, up)
+        _match_arm_contribution(node, child, fold, out, resolve, up)
     elif t == "binary_expression":
-        op = node.child_by_field_name("operator")
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        if op is not None and left is not None and child == right:
-            if op.type == "&&":
-                conditions(left, True, fold, out, 0, resolve)
-            elif op.type == "||":
-                conditions(left, False, fold, out, 0, resolve)
+        _binary_contribution(node, child, fold, out, resolve)
     elif t == "let_chain":
         # `if let Some(v) = e.get_mut() && d[i] > 0.0`: the parts before `child` hold
         for part in named(node):
@@ -127,22 +112,57 @@ def _contribution(node: Node, child: Node, fold, exits: frozenset[str], source: 
                 break
             conditions(part, True, fold, out, 0, resolve)
     elif t == "block":
-        # the early exits of the block's statements, read once per block (a block of n
-        # statements would otherwise be read n times over)
-        key = ("exits", node.id)
-        exits_of = memo.get(key)
-        if exits_of is None:
-            exits_of = []
-            for stmt in named(node):
-                found: list[Guard] = []
-                _exit_guard(stmt, fold, exits, source, found, resolve)
-                if found:
-                    exits_of.append((stmt.start_byte, found))
-            memo[key] = exits_of
-        for start, found in exits_of:
+        for start, found in _block_exits(node, fold, exits, source, memo, resolve):
             if start >= child.start_byte:
                 break
             out.extend(found)
+
+
+def _for_contribution(node: Node, child: Node, fold, out: list[Guard]) -> None:
+    """Appends to ``out`` the bound of a ``for`` loop's pattern in its body (``child``)."""
+    pattern, value = node.child_by_field_name("pattern"), node.child_by_field_name("value")
+    if child == node.child_by_field_name("body") and pattern is not None and value is not None:
+        rng = _range_of(value)
+        if rng is not None:
+            range_bound(rng, pattern, fold, out)
+
+
+def _match_arm_contribution(node: Node, child: Node, fold, out: list[Guard], resolve, up) -> None:
+    """Appends to ``out`` the bounds a match arm's guard and range pattern give its body."""
+    pattern = node.child_by_field_name("pattern")
+    guard = pattern.child_by_field_name("condition") if pattern is not None else None
+    if guard is not None and child != pattern:
+        conditions(guard, True, fold, out, 0, resolve)
+    if pattern is not None and child != pattern:
+        _arm_range(node, pattern, fold, out, up)
+
+
+def _binary_contribution(node: Node, child: Node, fold, out: list[Guard], resolve) -> None:
+    """Appends to ``out`` what the left side of ``&&`` / ``||`` implies for its right side."""
+    op = node.child_by_field_name("operator")
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if op is not None and left is not None and child == right:
+        if op.type == "&&":
+            conditions(left, True, fold, out, 0, resolve)
+        elif op.type == "||":
+            conditions(left, False, fold, out, 0, resolve)
+
+
+def _block_exits(node: Node, fold, exits: frozenset[str], source: bytes | None, memo: dict,
+                 resolve) -> list[tuple[int, list[Guard]]]:
+    """The early exits of the block's statements as ``(statement start, guards)``, read once
+    per block (a block of n statements would otherwise be read n times over)."""
+    key = ("exits", node.id)
+    exits_of = memo.get(key)
+    if exits_of is None:
+        exits_of = []
+        for stmt in named(node):
+            found: list[Guard] = []
+            _exit_guard(stmt, fold, exits, source, found, resolve)
+            if found:
+                exits_of.append((stmt.start_byte, found))
+        memo[key] = exits_of
+    return exits_of
 
 
 def _arm_range(arm: Node, pattern: Node, fold, out: list[Guard], up) -> None:

@@ -1,8 +1,9 @@
 """krnl (charles-r-earp/krnl): ``#[module]`` modules of ``#[kernel]`` functions for Vulkan.
 
 Kernels take ``#[item]`` elements (a foreach kernel: one invocation per element, no index
-needed; in older krnl an ``elementwise`` kernel's ``&mut T`` parameters), ``#[global]`` slices, ``UnsafeSlice`` / ``UnsafeIndex`` for writes at computed
-indexes, and ``#[group]`` memory; positions come from the ``kernel`` argument
+needed; in older krnl an ``elementwise`` kernel's ``&mut T`` parameters), ``#[global]``
+slices, ``UnsafeSlice`` / ``UnsafeIndex`` for writes at computed indexes, and ``#[group]``
+memory; positions come from the ``kernel`` argument
 (``kernel.global_id()``, ``kernel.global_index()``, ``kernel.thread_id()``,
 ``kernel.group_id()``, ``kernel.threads()``, ``kernel.groups()``). The host dispatches
 ``kernels::k::builder()?.build(device)?.dispatch(args..)``.

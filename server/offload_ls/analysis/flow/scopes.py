@@ -218,14 +218,7 @@ def _binds_here(node: Node, child: Node, name: str, nearest_let, lets) -> tuple[
     (False, None) to keep looking outwards."""
     t = node.type
     if t == "block":
-        if lets is None:
-            for stmt in reversed(_preceding(node, child)):
-                if stmt.type == "let_declaration":
-                    b = _let_binding(stmt, name)
-                    if b is not None:
-                        return True, b
-        elif nearest_let is not None and nearest_let[1] == node:
-            return True, _let_binding(nearest_let[0], name)
+        return _block_binds(node, child, name, nearest_let, lets)
     elif t == "closure_expression" and child == node.child_by_field_name("body"):
         params = node.child_by_field_name("parameters")
         if params is not None and pattern_binds(params, name):
@@ -243,18 +236,37 @@ def _binds_here(node: Node, child: Node, name: str, nearest_let, lets) -> tuple[
         if cond is not None and _let_condition_binds(cond, name):
             return True, Binding(name, _PATTERN, cond)
     elif t == "function_item":
-        params = node.child_by_field_name("parameters")
-        if params is not None:
-            for p in params.named_children:
-                if p.type != "parameter":
-                    continue
-                pattern = p.child_by_field_name("pattern")
-                if pattern is not None and pattern_binds(pattern, name):
-                    mutable = pattern.type == "mut_pattern" or any(
-                        c.type == "mutable_specifier" for c in p.children)
-                    return True, Binding(name, _PARAM, p, None, p.child_by_field_name("type"), mutable)
-        return True, None
+        return True, _param_binding(node, name)
     return False, None
+
+
+def _block_binds(node: Node, child: Node, name: str, nearest_let, lets) -> tuple[bool, Binding | None]:
+    """``_binds_here`` for a block: (True, the ``let`` binding ``name`` before ``child``), else
+    (False, None)."""
+    if lets is None:
+        for stmt in reversed(_preceding(node, child)):
+            if stmt.type == "let_declaration":
+                b = _let_binding(stmt, name)
+                if b is not None:
+                    return True, b
+    elif nearest_let is not None and nearest_let[1] == node:
+        return True, _let_binding(nearest_let[0], name)
+    return False, None
+
+
+def _param_binding(fn: Node, name: str) -> Binding | None:
+    """The binding of function ``fn``'s parameter ``name``, or ``None``."""
+    params = fn.child_by_field_name("parameters")
+    if params is not None:
+        for p in params.named_children:
+            if p.type != "parameter":
+                continue
+            pattern = p.child_by_field_name("pattern")
+            if pattern is not None and pattern_binds(pattern, name):
+                mutable = pattern.type == "mut_pattern" or any(
+                    c.type == "mutable_specifier" for c in p.children)
+                return Binding(name, _PARAM, p, None, p.child_by_field_name("type"), mutable)
+    return None
 
 
 LOOPS = ("for_expression", "while_expression", "loop_expression")

@@ -89,7 +89,8 @@ def launches_from_captures(caps: dict[str, list[Node]], source: bytes) -> list[L
         if launch is not None:
             launches.append(launch)
     for entry, name in zip(caps.get("wgpu_entry", []), caps.get("wgpu_name", [])):
-        launches.append(Launch(form=LaunchForm.WGPU, kernel=node_text(name), kernel_span=Span(name.start_byte, name.end_byte),
+        launches.append(Launch(form=LaunchForm.WGPU, kernel=node_text(name),
+                               kernel_span=Span(name.start_byte, name.end_byte),
                                span=Span(entry.start_byte, entry.end_byte), args=()))
     launches.sort(key=lambda launch: launch.span.start)
     return launches

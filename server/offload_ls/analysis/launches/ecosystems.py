@@ -106,7 +106,8 @@ def cube_launch(call: Node, fn_name: Node, path: Node, arguments: Node) -> Launc
         return None
     count, dim = args[1], args[2]
     return Launch(
-        form=LaunchForm.CUBE, kernel=node_text(kernel_node), kernel_span=Span(kernel_node.start_byte, kernel_node.end_byte),
+        form=LaunchForm.CUBE, kernel=node_text(kernel_node),
+        kernel_span=Span(kernel_node.start_byte, kernel_node.end_byte),
         span=Span(call.start_byte, call.end_byte),
         args=tuple(LaunchArg(node_text(a), Span(a.start_byte, a.end_byte)) for a in args[3:]),
         workgroup_dim=literal_dims(count) if count.type != "call_expression" else None,

@@ -72,8 +72,10 @@ def offload_call(call: Node, arguments: Node, bare: bool) -> Launch | None:
     wg_span = th_span = None
     wg_expr = th_expr = None
     if len(args) >= 4:
-        wg, wg_span, wg_expr = literal_dims(args[1]), Span(args[1].start_byte, args[1].end_byte), dim_exprs(args[1], call)
-        th, th_span, th_expr = literal_dims(args[2]), Span(args[2].start_byte, args[2].end_byte), dim_exprs(args[2], call)
+        wg, wg_span, wg_expr = (literal_dims(args[1]), Span(args[1].start_byte, args[1].end_byte),
+                                dim_exprs(args[1], call))
+        th, th_span, th_expr = (literal_dims(args[2]), Span(args[2].start_byte, args[2].end_byte),
+                                dim_exprs(args[2], call))
     return Launch(
         form=LaunchForm.OFFLOAD_CALL, kernel=node_text(kernel_node),
         kernel_span=Span(kernel_node.start_byte, kernel_node.end_byte),

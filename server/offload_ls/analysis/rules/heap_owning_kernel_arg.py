@@ -199,7 +199,8 @@ def message(kernel: Kernel, param: Param, node: Node, param_type: Node) -> str:
                 f"take a concrete type (a generic parameter or an enum) instead")
     name = path_segments(type_name_node(node))[-1]
     if name in BUFFERS:
-        what, inside, ptrs = "owns a heap buffer", f"({_HEADER.get(name, 'pointer, capacity, length')}), not the elements", "a host pointer"
+        what, ptrs = "owns a heap buffer", "a host pointer"
+        inside = f"({_HEADER.get(name, 'pointer, capacity, length')}), not the elements"
     elif name in POINTERS:
         what, inside, ptrs = "points to host heap memory", "(the pointer), not the value", "a host pointer"
     else:

@@ -80,7 +80,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             flow = _flow_of(ctx, dfn, flows) if profile.core_only_floats else None
             if flow is not None and _primitive_float_receiver(node, flow):
                 kept_end = end
-                yield Finding(rule=NAME, span=Span(start, end), message=float_message(node_text(node), dfn, profile.built()))
+                yield Finding(rule=NAME, span=Span(start, end),
+                              message=float_message(node_text(node), dfn, profile.built()))
             continue
         category, name = _category(node, how)
         if _provided(profile, category, name, how, ctx.facts.roots) or \

@@ -134,7 +134,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
 RULE = Rule(
     name=NAME,
     default_level=Level.WARN,
-    summary="kernel parameter writes through `&` via Cell/RefCell/..: the writes never reach the host, and threads race",
+    summary="kernel parameter writes through `&` via Cell/RefCell/..: "
+            "the writes never reach the host, and threads race",
     check=check,
     reads=frozenset({Fact.SEMANTIC}),
     needs=Holds.KERNELS,

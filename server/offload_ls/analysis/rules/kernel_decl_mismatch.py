@@ -101,7 +101,8 @@ def _type(ctx: FileContext, t: Node, depth: int = 0) -> str:
         return f"[{e};{v if v is not None else ''.join(node_text(length).split())}]"
     if t.type in ("reference_type", "pointer_type"):
         inner = t.child_by_field_name("type")
-        mut = "mut " if any(c.type == "mutable_specifier" for c in t.children) else ("const " if t.type == "pointer_type" else "")
+        mut = ("mut " if any(c.type == "mutable_specifier" for c in t.children)
+               else "const " if t.type == "pointer_type" else "")
         sigil = "&" if t.type == "reference_type" else "*"
         return f"{sigil}{mut}{_type(ctx, inner, depth + 1) if inner is not None else '?'}"
     if t.type in ("type_identifier", "primitive_type", "scoped_type_identifier"):

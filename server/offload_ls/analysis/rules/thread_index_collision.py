@@ -189,7 +189,8 @@ def message(kernel: Kernel, place: str, reason: str, wg: Dims | None, th: Dims |
             launch: Launch | None) -> str:
     """The finding's text for a write to ``place`` with collision ``reason``."""
     kind, dim, n = reason.split(":")
-    where = f"a launch{_dims_text(wg, th)}" if launch is not None else f"kernel `{kernel.name}`'s blocks{_dims_text(None, th)}"
+    where = (f"a launch{_dims_text(wg, th)}" if launch is not None
+             else f"kernel `{kernel.name}`'s blocks{_dims_text(None, th)}")
     head = f"several threads of {where} write the same element `{place}`"
     if kind == "unscaled":
         if dim == "linear":

@@ -101,7 +101,8 @@ def per_block_message(place: str, compound: bool, kernel: Kernel, param: Param, 
     reading of a block index is the evidence)."""
     if compound:
         race = "the read-modify-write of one block overwrites the others', so updates are lost"
-        fix = "accumulate with an atomic, or write one element per block (indexed by the block index) and combine them afterwards"
+        fix = ("accumulate with an atomic, or write one element per block (indexed by the block index) "
+               "and combine them afterwards")
     else:
         race = "which block's value remains is unspecified"
         fix = "write one element per block (indexed by the block index), or let one thread of one block write"

@@ -4,8 +4,8 @@ The name is looked up (its last path segment, through ``use .. as ..`` renames) 
 kernels and functions of the file and of the rest of its crate (analysis/crate_index.py);
 a similar name is suggested. A launch of rustc offload must name a function of the crate
 (the kernel is compiled from the same source) or one an ``extern`` block declares (the host
-side of a kernel compiled in the device pass, as rustc's codegen tests write it). Other ecosystems compile kernels in their
-own crate and load them at run time, so a name is reported there only when the crate
+side of a kernel compiled in the device pass, as rustc's codegen tests write it). Other
+ecosystems compile kernels in their own crate and load them at run time, so a name is reported there only when the crate
 defines kernels of that ecosystem at all (the kernel crate and the host crate are one),
 and a wgpu pipeline's ``entry_point: Some("name")`` only when the crate has rust-gpu
 entry points. Not reported (precision first): a name from another crate (a path whose first
@@ -39,7 +39,8 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             continue
         offload = launch.form in ("offload!", "offload()")
         if offload and (ctx.facts.function_anywhere(name) is not None or ctx.facts.extern_decls_named(name)):
-            continue  # an `extern` declaration is what rustc's own offload tests launch (tests/codegen-llvm/gpu_offload)
+            # an `extern` declaration is what rustc's own offload tests launch (tests/codegen-llvm/gpu_offload)
+            continue
         owner = for_form(launch.form)  # the ecosystem whose launch form this is
         if not offload and (owner is None or not _crate_has_kernels(ctx, {owner.ecosystem})):
             continue

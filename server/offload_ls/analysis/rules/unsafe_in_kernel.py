@@ -97,19 +97,8 @@ def _check_kernel(kernel: Kernel, fn: Node, body: Node, statics: StaticMuts, pro
             blocks[owner.start_byte] = owner
 
     if derefs:
-        found = matches("unsafe_ops", body)
-        pointers = RawPointers(kernel, found)
-        for _, caps in found:
-            if "deref" in caps:
-                ptr = _root_pointer(caps["deref_operand"][0], pointers)
-                if ptr is not None:
-                    add(caps["deref"][0], "deref", ptr)
-            elif "method_call" in caps:
-                method = node_text(caps["method"][0])
-                if method in DEREF_METHODS:
-                    ptr = _root_pointer(caps["receiver"][0], pointers)
-                    if ptr is not None:
-                        add(caps["method_call"][0], "deref", ptr)
+        for node, ptr in _raw_derefs(kernel, body):
+            add(node, "deref", ptr)
     for use in statics.uses_in(body):
         if use.shared:
             continue
@@ -120,15 +109,40 @@ def _check_kernel(kernel: Kernel, fn: Node, body: Node, statics: StaticMuts, pro
     for start in sorted(purposes):
         owner = blocks[start]
         found_here = _summarise(purposes[start])
-        if owner.type == "unsafe_block":
-            keyword = owner.child(0)
-            span = Span(owner.start_byte, keyword.end_byte if keyword is not None else owner.start_byte)
-            head = f"unsafe block in kernel `{kernel.name}`"
-        else:
-            if kernel.unsafe_span is None:
-                continue
-            span, head = kernel.unsafe_span, f"`unsafe fn` kernel `{kernel.name}`"
+        where = _context(owner, kernel)
+        if where is None:
+            continue
+        span, head = where
         yield _finding(head, span, found_here, purposes[start], profile)
+
+
+def _raw_derefs(kernel: Kernel, body: Node) -> Iterator[tuple[Node, str]]:
+    """The raw-pointer dereferences in ``body`` (``*p``, ``p.read()``): the node and the pointer's text."""
+    found = matches("unsafe_ops", body)
+    pointers = RawPointers(kernel, found)
+    for _, caps in found:
+        if "deref" in caps:
+            ptr = _root_pointer(caps["deref_operand"][0], pointers)
+            if ptr is not None:
+                yield caps["deref"][0], ptr
+        elif "method_call" in caps:
+            method = node_text(caps["method"][0])
+            if method in DEREF_METHODS:
+                ptr = _root_pointer(caps["receiver"][0], pointers)
+                if ptr is not None:
+                    yield caps["method_call"][0], ptr
+
+
+def _context(owner: Node, kernel: Kernel) -> tuple[Span, str] | None:
+    """The span and name of unsafe context ``owner`` (an ``unsafe`` block or the ``unsafe fn``
+    kernel), or ``None`` when the kernel has no ``unsafe`` keyword to point at."""
+    if owner.type == "unsafe_block":
+        keyword = owner.child(0)
+        span = Span(owner.start_byte, keyword.end_byte if keyword is not None else owner.start_byte)
+        return span, f"unsafe block in kernel `{kernel.name}`"
+    if kernel.unsafe_span is None:
+        return None
+    return kernel.unsafe_span, f"`unsafe fn` kernel `{kernel.name}`"
 
 
 def _finding(head: str, span: Span, found: list[Purpose], items, profile) -> Finding:
@@ -344,7 +358,8 @@ def _root_pointer(expr: Node, pointers: RawPointers) -> str | None:
 RULE = Rule(
     name=NAME,
     default_level=Level.WARN,
-    summary="unsafe context in a kernel dereferences a raw pointer where references are the idiom, or uses a non-shared `static mut`",
+    summary="unsafe context in a kernel dereferences a raw pointer where references are the idiom, "
+            "or uses a non-shared `static mut`",
     check=check,
     reads=frozenset({Fact.SEMANTIC, Fact.STATICS}),
     needs=Holds.KERNELS,

@@ -73,7 +73,8 @@ def item_facts(icaps: dict[str, list[Node]], anchors: dict[str, list[Node]], fn_
         name = item.child_by_field_name("name")
         if name is not None:
             consts.append((node_text(name), capture_const(item.child_by_field_name("value"))))
-    aliases = tuple((node_text(n), node_text(t)) for n, t in zip(icaps.get("alias_name", []), icaps.get("alias_type", []))
+    aliases = tuple((node_text(n), node_text(t))
+                    for n, t in zip(icaps.get("alias_name", []), icaps.get("alias_type", []))
                     if n.parent is not None and n.parent.child_by_field_name("type_parameters") is None)
     roots: set[str] = set()
     renames = []
@@ -84,7 +85,8 @@ def item_facts(icaps: dict[str, list[Node]], anchors: dict[str, list[Node]], fn_
                 roots.add(_first_segment(m["use_path"][0]))
                 if "use_name" in m:
                     imports.append((node_text(m["use_name"][0]), _first_segment(m["use_path"][0])))
-            if "use_name" in m and m["use_name"][0].parent is not None and m["use_name"][0].parent.type == "use_as_clause":
+            if ("use_name" in m and m["use_name"][0].parent is not None
+                    and m["use_name"][0].parent.type == "use_as_clause"):
                 clause = m["use_name"][0].parent
                 path = clause.child_by_field_name("path")
                 if path is not None:

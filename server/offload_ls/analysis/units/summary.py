@@ -240,7 +240,8 @@ def _extern_decl(decl: Node) -> ExternDecl:
         if p.type != "parameter":
             continue
         t = p.child_by_field_name("type")
-        params.append(None if t is None else ExternParam(node_text(t), type_shape(t)[0], Span(t.start_byte, t.end_byte)))
+        params.append(None if t is None
+                      else ExternParam(node_text(t), type_shape(t)[0], Span(t.start_byte, t.end_byte)))
     return ExternDecl(node_text(name) if name is not None else "", tuple(params),
                       Span(name.start_byte, name.end_byte) if name is not None else None)
 
