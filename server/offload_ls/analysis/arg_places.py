@@ -14,8 +14,8 @@ from typing import Literal
 from tree_sitter import Node
 
 from offload_ls.analysis.ecosystems import union
-from offload_ls.analysis.flow.nodes import MAX_DEPTH, named, strip
 from offload_ls.analysis.flow.scopes import find_binding
+from offload_ls.syntax.nodes import MAX_DEPTH, named, strip
 from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
 
 #: How an argument may use its place: written through, only read, or not said by the syntax.

@@ -11,9 +11,9 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from offload_ls.analysis.bounds import DIVISION_METHODS
-from offload_ls.analysis.flow.nodes import method_name, named, strip
 from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.static_muts import StaticMuts
+from offload_ls.syntax.nodes import method_name, named, strip
 from offload_ls.syntax.parse import identifier_nodes, node_text, parse_type
 
 

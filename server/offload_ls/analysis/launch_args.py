@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from offload_ls.analysis.ecosystems import Profile
-from offload_ls.analysis.flow.nodes import named, strip
 from offload_ls.analysis.flow.scopes import BindingKind, find_binding
 from offload_ls.analysis.transfer import SCALAR_BYTES, type_shape
+from offload_ls.syntax.nodes import named, strip
 from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
 
 _FLOAT_SUFFIXES = ("f16", "f32", "f64", "f128")

@@ -13,11 +13,11 @@ from tree_sitter import Node
 
 from offload_ls.analysis.consts import int_literal
 from offload_ls.analysis.ecosystems import profiles
-from offload_ls.analysis.flow.nodes import MAX_DEPTH, named, strip
 from offload_ls.analysis.flow.scopes import BindingKind
 from offload_ls.analysis.flow.sources import POINTER_OFFSETS
 from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.model import Param
+from offload_ls.syntax.nodes import MAX_DEPTH, named, strip
 from offload_ls.syntax.parse import identifier_nodes, node_text
 
 

@@ -29,7 +29,7 @@ def guards_at(use: Node, body: Node, fold, exits: frozenset[str] = frozenset(),
     ``source``: the file's bytes, to read ``assert!`` arguments; ``memo``: node key ->
     the guards above that node, shared by the uses of one function (a node's guards are
     its parent's contribution plus its parent's guards, so each node is walked once
-    however deep an expression nests); ``parent``: how to go up (analysis/flow/nodes.py
+    however deep an expression nests); ``parent``: how to go up (syntax/nodes.py
     ``ParentMap``; tree-sitter's ``Node.parent`` searches from the root); ``resolve``: see
     :func:`conditions`."""
     if memo is None:

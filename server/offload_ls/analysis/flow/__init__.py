@@ -1,6 +1,6 @@
-"""Dataflow inside one function.
+"""Dataflow inside one function (over the Rust-syntax helpers of syntax/nodes.py: ``strip``,
+``named``, ``identifiers``, ``ParentMap``).
 
-- flow/nodes.py: node helpers (``strip``, ``named``, ``identifiers``, ``ParentMap``);
 - flow/scopes.py: name resolution: ``let`` bindings, block scopes, closures, loops,
   patterns (``find_binding``, ``LetIndex``, ``Binding``);
 - flow/sources.py: thread-index sources by kind of thread position (``DependenceKind``,

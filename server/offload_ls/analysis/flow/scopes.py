@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from offload_ls.analysis.flow.nodes import ParentMap, first_named, strip
+from offload_ls.syntax.nodes import ParentMap, first_named, strip
 from offload_ls.syntax.parse import node_text
 
 

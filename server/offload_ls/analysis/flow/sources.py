@@ -22,8 +22,8 @@ from typing import Literal
 from tree_sitter import Node
 
 from offload_ls.analysis.ecosystems import profiles
-from offload_ls.analysis.flow.nodes import ParentMap, method_name
 from offload_ls.analysis.flow.scopes import Binding, LetIndex
+from offload_ls.syntax.nodes import ParentMap, method_name
 from offload_ls.syntax.parse import node_text
 from offload_ls.syntax.queries import captures, captures_many, matches
 

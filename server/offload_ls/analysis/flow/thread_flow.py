@@ -18,9 +18,9 @@ import bisect
 
 from tree_sitter import Node
 
-from offload_ls.analysis.flow.nodes import LITERALS, MAX_DEPTH, TRANSPARENT, first_named, is_constant_name, strip
 from offload_ls.analysis.flow.scopes import LOOPS, Binding, find_binding, loop_start
 from offload_ls.analysis.flow.sources import FlowIndex, inside_load, kind_of, source_in_load
+from offload_ls.syntax.nodes import LITERALS, MAX_DEPTH, TRANSPARENT, first_named, is_constant_name, strip
 from offload_ls.syntax.parse import node_text
 
 

@@ -32,13 +32,13 @@ from tree_sitter import Node
 
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.flow.nodes import strip
 from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.index_form import IndexForms, uses
 from offload_ls.analysis.model import Finding, Kernel, Launch, Level, Span
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.writes import PER_BLOCK, SOME, reach, writable_params, write_target
+from offload_ls.syntax.nodes import strip
 from offload_ls.syntax.parse import node_text
 
 NAME = "thread_index_collision"

@@ -36,7 +36,6 @@ from tree_sitter import Node
 from offload_ls.analysis.bounds import Affine, Guard, affine, bounded, canon, guards_at
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.flow.nodes import identifiers, named, strip
 from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.index_uses import (
     block_only,
@@ -55,6 +54,7 @@ from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.static_muts import StaticMuts
 from offload_ls.analysis.std_names import THREAD_INDEX_HINTS, holds_any
+from offload_ls.syntax.nodes import identifiers, named, strip
 from offload_ls.syntax.parse import node_text
 
 NAME = "unchecked_thread_index"
