@@ -303,3 +303,11 @@ def test_analysis_does_not_import_lsp_or_cli_layers():
 def test_checker_sees_a_forbidden_import():
     found = imports("from lsprotocol import types\nimport pygls.server\n", "offload_ls.syntax.x", False, ())
     assert sorted(i.target for i in found) == ["lsprotocol", "pygls.server"]
+
+
+def test_the_cli_reaches_the_server_only_to_start_it():
+    # `cli` ranks above `lsp` only for `offload-ls serve`: any other import of lsp/ from the
+    # CLI would make the command line depend on the protocol layer.
+    seen = {(i.source, i.target) for i in package_imports()
+            if i.source.startswith("offload_ls.cli") and i.target.startswith("offload_ls.lsp")}
+    assert seen == {("offload_ls.cli.main", "offload_ls.lsp.server")}

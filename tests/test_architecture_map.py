@@ -7,7 +7,7 @@ How the code map is read (the text between ``## Code map`` and the next ``## `` 
   section about that directory or module; a heading naming a module (``settings.py``)
   names it. Sections about anything else (``grammars/``, "Elsewhere") are not read.
 - In a section, a backticked span that looks like a path and ends in ``.py`` or ``/``
-  (``parse.py``, ``ecosystems/``, ``rules/__init__.py``, ``analysis/units.py``) names a
+  (``parse.py``, ``ecosystems/``, ``rules/__init__.py``, ``analysis/units/``) names a
   module or a package: relative to the section's directory where that exists, else
   relative to ``server/offload_ls/``. A ``.py`` name that exists in neither place is a
   mismatch; a directory name that does not exist is prose (``target/``, a crate's

@@ -1,4 +1,4 @@
-"""analysis/bounds.py: which guards bound which index expressions."""
+"""analysis/bounds/: which guards bound which index expressions."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Launch discovery (analysis/launches.py): offload! (both key spellings), the offload
+"""Launch discovery (analysis/launches/): offload! (both key spellings), the offload
 intrinsic in its 2-, 4-, 5- and 6-argument forms, Rust-CUDA launch!; exact argument spans and
 literal dimensions."""
 

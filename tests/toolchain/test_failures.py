@@ -58,7 +58,7 @@ def test_missing_compiler_binary(tmp_path):
 
 
 def test_crate_without_offload_markers_is_not_compiled(tmp_path):
-    from offload_ls.lsp.compile import crate_uses_offload
+    from offload_ls.workflow.check import crate_uses_offload
 
     (tmp_path / "src").mkdir()
     (tmp_path / "Cargo.toml").write_text('[package]\nname = "plain"\nversion = "0.1.0"\n')

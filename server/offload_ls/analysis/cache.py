@@ -4,7 +4,7 @@ analyses of its successive versions.
 The cache is an explicit object owned by the caller (the language server keeps one per
 open document) and passed to :func:`offload_ls.analysis.engine.analyze_tree`; the analysis
 stays a pure function of the text: with or without a cache, and whatever the cache holds,
-it returns the same result. Entries are keyed by a unit's bytes (analysis/units.py) and,
+it returns the same result. Entries are keyed by a unit's bytes (analysis/units/) and,
 for rule results, by the facts of the rest of the file that those results depend on; both
 tables are LRU-bounded, so a long editing session cannot grow the cache without bound.
 """
@@ -133,7 +133,7 @@ class LastRun:
     positional: list[bool]
     failed_units: set[int] = field(default_factory=set)
     #: the units and the text they were split from (the next edit re-splits only around
-    #: itself: analysis/units.py ``split_units_after_edit``)
+    #: itself: analysis/units/ ``split_units_after_edit``)
     units: list | None = None
     source: bytes | None = None
 

@@ -155,18 +155,3 @@ def _apply(op: str, a: int, b: int) -> int | None:
     if op == "^":
         return a ^ b
     return None
-
-
-def names_in(expr: ConstExpr | None) -> set[str]:
-    """Constant names an expression refers to."""
-    out: set[str] = set()
-    stack = [expr]
-    while stack:
-        e = stack.pop()
-        if not isinstance(e, tuple) or not e:
-            continue
-        if e[0] == "name":
-            out.add(e[1])
-        else:
-            stack.extend(x for x in e[1:] if isinstance(x, tuple))
-    return out

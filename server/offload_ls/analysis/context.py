@@ -1,7 +1,7 @@
 """The per-file facts every lint rule reads, and the part of the file a rule looks at.
 
 A rule's ``check(ctx)`` reports what it finds in ``ctx``'s *scope*: the whole file
-(``FileContext(source, root)``), or one unit (analysis/units.py) when the engine runs rules
+(``FileContext(source, root)``), or one unit (analysis/units/) when the engine runs rules
 item by item to cache their results. In both cases ``ctx.kernels``, ``ctx.launches`` and
 ``ctx.device_fns`` are those of the scope, while ``ctx.facts`` (and ``ctx.kernel_named``,
 ``ctx.launches_of``, ``ctx.file_kernels``) describe the whole file. A rule that runs queries
@@ -52,7 +52,7 @@ class FileContext:
         self._facts = facts
         self.unit = unit
         self.index = index
-        #: the unit's summary (analysis/units.py), ``None`` for the whole file
+        #: the unit's summary (analysis/units/), ``None`` for the whole file
         self.summary: UnitSummary | None = facts.summaries[index] if facts is not None and index is not None else None
         self._fn_caps: dict[tuple[int, int], dict[str, dict[str, list[Node]]]] = {}
         self._flow_index: dict[tuple[int, int], FlowIndex] = {}

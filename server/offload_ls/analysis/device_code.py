@@ -14,9 +14,6 @@ from dataclasses import dataclass
 from tree_sitter import Node
 
 from offload_ls.analysis.model import Kernel, Span
-from offload_ls.analysis.units.captures import unit_captures
-from offload_ls.analysis.units.split import split_units
-from offload_ls.analysis.units.summary import summarize
 
 
 @dataclass(frozen=True)
@@ -35,20 +32,6 @@ class DeviceFn:
     body_span: Span
     reason: str
     kernel: Kernel | None = None
-
-
-def device_functions(root: Node, kernels: list[Kernel]) -> list[DeviceFn]:
-    """Device-code function bodies of the file, kernels first, each body once.
-
-    Args:
-        root: the tree's root node. kernels: the file's kernels (analysis/kernels.py).
-    """
-    source = _source_of(root)
-    units = split_units(root, source)
-    memo: dict[bytes, tuple[bool, bool]] = {}
-    fns = [f for u, caps in zip(units, unit_captures(units, root, source))
-           for f in summarize(u, caps, source, memo).fns]
-    return device_functions_from(fns, kernels)
 
 
 def _source_of(root: Node) -> bytes:

@@ -1,6 +1,6 @@
 """Run every rule on one file: the analysis entry point used by the CLI and the server.
 
-The file is analysed unit by unit (analysis/units.py: an item with its attributes and
+The file is analysed unit by unit (analysis/units/: an item with its attributes and
 comments). Each unit gets a summary (its kernels, launches, functions, ``static mut``
 items, ..), the summaries together give the file's facts (analysis/facts/), and each
 rule then checks one unit at a time with those facts at hand. With an

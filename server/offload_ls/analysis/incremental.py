@@ -116,7 +116,7 @@ def plan(last: LastRun, units: list[Unit], starts: list[int], summaries: list[Un
     that was unit ``o`` of the previous analysis. (Units whose context holds positions of
     other units, and changed units, are always checked.)
 
-    When the changed units' exports (analysis/units.py) are those of the units they
+    When the changed units' exports (analysis/units/) are those of the units they
     replace, one for one, the facts are the previous ones except for where things are:
     nothing is affected (the fast path). Otherwise a kept unit is affected when its device
     functions or what it holds changed, or when a kind of fact its rules read changed for

@@ -1,13 +1,13 @@
 """What a rule reads: the typed declarations the engine derives its cache dependencies from.
 
-A rule checks one unit (analysis/units.py) at a time; what it reads of the rest of the file
+A rule checks one unit (analysis/units/) at a time; what it reads of the rest of the file
 and of its crate goes through ``ctx.facts`` (analysis/facts/ ``FileFacts``), grouped here
 into :class:`Fact` kinds. Each rule declares the kinds it reads (``Rule.reads``,
 analysis/rules/__init__.py) and the units it can report in (``Rule.needs``, a
 :class:`Holds`); the engine keys a unit's cached findings by the parts of the file's facts
 that the unit's rules declare (analysis/dependencies.py), so that two analyses of the same
 unit bytes with equal parts give equal findings. :data:`MEMBER_FACTS` says which kinds each
-member of ``FileFacts`` answers from: tests/test_rule_reads.py reads every rule's accesses
+member of ``FileFacts`` answers from: tests/rules/test_rule_reads.py reads every rule's accesses
 through it and fails on a kind the rule did not declare.
 """
 
@@ -77,7 +77,7 @@ _S = frozenset({Fact.SEMANTIC})
 
 #: Member of ``FileFacts`` -> the fact kinds its answer depends on, for a rule checking one
 #: unit. A member missing here must not be read by a rule (it holds positions of other
-#: units, or is the engine's own): tests/test_rule_reads.py fails on such a read.
+#: units, or is the engine's own): tests/rules/test_rule_reads.py fails on such a read.
 MEMBER_FACTS: dict[str, frozenset[Fact]] = {
     # the unit's own kernels and device functions (ctx.kernels, ctx.device_fns): resolved
     # with the crate's names and ecosystems

@@ -1,5 +1,5 @@
 """Names of std types and macros that rules look for, in one place: the rules and the
-file facts (analysis/facts.py, which must know which names a rule's findings depend on)
+file facts (analysis/facts/, which must know which names a rule's findings depend on)
 both import them from here. Each set lists what the named query file matches;
 tests/test_incremental_analysis.py checks that they agree.
 """

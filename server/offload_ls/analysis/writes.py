@@ -162,11 +162,6 @@ class Reach(enum.StrEnum):
 ALL, PER_BLOCK, SOME = Reach.ALL, Reach.PER_BLOCK, Reach.SOME
 
 
-def every_thread_reaches(write: Node, body: Node, flow: ThreadFlow) -> bool:
-    """Does every thread of the launch reach ``write``? (:func:`reach` is ``ALL``.)"""
-    return reach(write, body, flow) == ALL
-
-
 def reach(write: Node, body: Node, flow: ThreadFlow, gates: list | None = None) -> Reach:
     """Which threads reach ``write`` from the kernel body ``body``.
 

@@ -22,7 +22,7 @@ from offload_ls.analysis.model import Finding, Level
 from offload_ls.cli.check import CheckReport, FileReport, Notice, SourcePath
 from offload_ls.toolchain.crate import CrateError
 from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
-from offload_ls.workflow.check import CrateCheck, check_crate, transfer_findings
+from offload_ls.workflow.check import CheckNotRun, CrateCheck, check_crate, transfer_findings
 from offload_ls.workspace.cargo import find_manifest
 from offload_ls.workspace.files import read_source
 
@@ -47,17 +47,16 @@ def merge_compiler_findings(result: CheckReport, report: Callable[[Notice], None
         report(Notice("warning", f"--compile: {why}; nothing compiled"))
         return
     doctor = run_doctor(probe_gpus=False)
-    if doctor.toolchain is None or doctor.toolchain.cargo is None:
-        report(Notice("error", "--compile: no Rust toolchain with cargo found ("
-                      + "; ".join(doctor.missing) + f"); install: {doctor.install}"))
-        return
-    if doctor.pipeline == HOST_ONLY:
+    if doctor.pipeline == HOST_ONLY and doctor.toolchain is not None:
         report(Notice("warning", "--compile: no offload-capable toolchain; only the host pass runs ("
                       + "; ".join(doctor.missing) + ")"))
     by_path = {Path(fr.file.absolute).resolve(): fr for fr in result.files}
     for manifest, crate_files in manifests.items():
         try:
             checked = asyncio.run(check_crate(manifest, doctor, timeout_s=timeout_s, transfer_plan=transfer_plan))
+        except CheckNotRun as exc:  # no toolchain: no crate can be compiled
+            report(Notice("error", f"--compile: {exc}"))
+            return
         except CrateError as exc:
             report(Notice("error", f"--compile: {exc}"))
             continue

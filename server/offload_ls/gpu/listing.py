@@ -86,11 +86,6 @@ class Listing:
         """Listing lines (0-based) that came from 1-based ``line`` of ``path``."""
         return [i for i, src in self.line_map(path) if src == line]
 
-    def function_text(self, name: str) -> str | None:
-        """The lines of one function (``None`` if the listing has no function of that name)."""
-        span = self.functions.get(name)
-        return None if span is None else "\n".join(self.lines[span[0]:span[1] + 1]) + "\n"
-
 
 def _norm(path: str) -> str:
     return os.path.normpath(path)

@@ -167,4 +167,4 @@ def _count(k: PtxKernelPerf, op: str, operands: list[str], last_def: dict[str, s
         last_def[dst] = ""
 
 
-#: the old spelling, which workflow.py imports until it says analyze_ptx
+#: the old spelling, which workflow/ imports until it says analyze_ptx

@@ -90,7 +90,7 @@ async def assembly(gpu: "GpuCommands", args: AssemblyArgs) -> dict:
     from offload_ls.workflow import assemble_crate
 
     if args.format is not None and args.format not in FORMATS:
-        return gpu._refuse(f"offload-ls: unknown listing format {args.format!r}; use one of {', '.join(FORMATS)}")
+        return gpu.refuse(f"offload-ls: unknown listing format {args.format!r}; use one of {', '.join(FORMATS)}")
     path = uri_path(args.uri)
     outcome, manifest, token, refusal = await gpu.job(
         args.uri, "Assembly", "device assembly failed",
@@ -98,20 +98,20 @@ async def assembly(gpu: "GpuCommands", args: AssemblyArgs) -> dict:
                                                       progress=say))
     if outcome is None:
         return refusal
-    gpu._finish(token, manifest, "cancelled" if outcome.cancelled else ("done" if outcome.ok else "failed"))
+    gpu.finish(token, manifest, "cancelled" if outcome.cancelled else ("done" if outcome.ok else "failed"))
     if not outcome.ok:
         for d in outcome.diagnostics:
             gpu.server.log(f"[assembly] {d.level}: {d.message} [{d.source}]", types.MessageType.Error)
-        return gpu._refuse("offload-ls: the device pass failed, no assembly was written; see the offload-ls log"
+        return gpu.refuse("offload-ls: the device pass failed, no assembly was written; see the offload-ls log"
                            if not outcome.cancelled else "offload-ls: cancelled")
     fmt = args.format or ("ptx" if "ptx" in outcome.files else "amdgcn")
     if fmt not in outcome.files:
-        return gpu._refuse(f"offload-ls: no {fmt} listing" + (
+        return gpu.refuse(f"offload-ls: no {fmt} listing" + (
             ": SASS needs ptxas and nvdisasm from the CUDA toolkit" if fmt == "sass" else ""))
     listing = outcome.listing(fmt)
     entry = listing.functions.get(args.kernel) if args.kernel else None
     if args.kernel and entry is None:
-        return gpu._refuse(f"offload-ls: kernel `{args.kernel}` is not in the {fmt} listing: a generic kernel, or one "
+        return gpu.refuse(f"offload-ls: kernel `{args.kernel}` is not in the {fmt} listing: a generic kernel, or one "
                            f"without #[no_mangle], has a mangled name there (functions there: "
                            f"{', '.join(sorted(listing.functions)) or 'none'})")
     source = os.path.realpath(path) if path is not None else ""

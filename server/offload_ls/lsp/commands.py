@@ -125,23 +125,24 @@ class GpuCommands:
             return path
         return self.server.session.manifest_for(path if path.suffix else path / "Cargo.toml")
 
-    def _refuse(self, message: str) -> dict:
+    def refuse(self, message: str) -> dict:
+        """Show ``message`` as an error and return it as the command's answer."""
         self.server.show(message, types.MessageType.Error)
         return {"ok": False, "error": message}
 
     async def _prepare(self, uri: str):
         manifest = self._crate(uri)
         if manifest is None:
-            return None, self._refuse(f"offload-ls: no Cargo.toml found for {uri}")
+            return None, self.refuse(f"offload-ls: no Cargo.toml found for {uri}")
         if not self.server.session.trusted(manifest):
-            return None, self._refuse(
+            return None, self.refuse(
                 f"offload-ls: {manifest.parent} is not a trusted workspace; building runs its build scripts "
                 f"and running runs its code. Add it to offload-ls.trustedWorkspaces to allow this.")
         if manifest in self.jobs:
-            return None, self._refuse(f"offload-ls: a build or run of {manifest.parent.name} is already running")
-        report = await asyncio.get_running_loop().run_in_executor(None, self.server.toolchain.doctor)
+            return None, self.refuse(f"offload-ls: a build or run of {manifest.parent.name} is already running")
+        report = await asyncio.get_running_loop().run_in_executor(None, self.server.session.toolchain.doctor)
         if report.pipeline == HOST_ONLY:
-            return None, self._refuse("offload-ls: no offload-capable toolchain: " + "; ".join(report.missing)
+            return None, self.refuse("offload-ls: no offload-capable toolchain: " + "; ".join(report.missing)
                                       + (f". Install: {report.install}" if report.install else ""))
         return (manifest, report), None
 
@@ -171,19 +172,20 @@ class GpuCommands:
         """After a job that builds, then runs (``what``: run, profile; ``done``: its participle):
         end its progress, keep the build's figures for lenses and hover, and return the refusal
         to answer when nothing ran (cancelled during the build, or the build failed), else ``None``."""
-        self._finish(token, manifest, "no run" if rep is None else
+        self.finish(token, manifest, "no run" if rep is None else
                      "cancelled" if rep.cancelled else ("ok" if rep.ok else "failed"))
         self.resources[manifest] = built.resources
         self.ptx_perf[manifest] = built.ptx_perf
         if rep is not None:
             return None
         if built.cancelled:
-            return self._refuse(f"offload-ls: the {what} of {manifest.parent.name} was cancelled during its build")
+            return self.refuse(f"offload-ls: the {what} of {manifest.parent.name} was cancelled during its build")
         for d in built.diagnostics:
             self.server.log(f"[build] {d.level}: {d.message} [{d.source}]", types.MessageType.Error)
-        return self._refuse(f"offload-ls: the build failed, nothing was {done}; see the offload-ls log")
+        return self.refuse(f"offload-ls: the build failed, nothing was {done}; see the offload-ls log")
 
-    def _finish(self, token: str, manifest: Path, message: str) -> None:
+    def finish(self, token: str, manifest: Path, message: str) -> None:
+        """The job of ``manifest`` ended: end its progress with ``message``."""
         self.jobs.pop(manifest, None)
         self.server.progress.forget(token)
         self.server.progress.end(token, message)
@@ -193,7 +195,7 @@ class GpuCommands:
         ``uri`` as a cancellable job with ``$/progress`` titled ``title``, after the trust and
         toolchain checks. Returns ``(outcome, manifest, progress token, None)``, or
         ``(None, None, None, refusal)`` when it was refused or raised (``failed``: the
-        message's start, e.g. "build failed"); the caller ends the progress with :meth:`_finish`."""
+        message's start, e.g. "build failed"); the caller ends the progress with :meth:`finish`."""
         prepared, refusal = await self._prepare(uri)
         if refusal is not None:
             return None, None, None, refusal
@@ -202,8 +204,8 @@ class GpuCommands:
         try:
             outcome = await work(manifest, report, cancel, say)
         except Exception as exc:  # noqa: BLE001 - CrateError, ValueError, BundleError: tell the user
-            self._finish(token, manifest, "failed")
-            return None, None, None, self._refuse(f"offload-ls: {failed}: {exc}")
+            self.finish(token, manifest, "failed")
+            return None, None, None, self.refuse(f"offload-ls: {failed}: {exc}")
         return outcome, manifest, token, None
 
     # ------------------------------------------------------------------ commands
@@ -220,7 +222,7 @@ class GpuCommands:
                                                   cancel=cancel, progress=say))
         if outcome is None:
             return refusal
-        self._finish(token, manifest, "cancelled" if outcome.cancelled else ("done" if outcome.ok else "failed"))
+        self.finish(token, manifest, "cancelled" if outcome.cancelled else ("done" if outcome.ok else "failed"))
         # a failed build removed the binary the old figures were of: they go too
         self.resources[manifest] = outcome.resources
         self.ptx_perf[manifest] = outcome.ptx_perf
@@ -298,7 +300,7 @@ class GpuCommands:
         return report_json(rep)
 
     async def doctor(self) -> dict:
-        report = await asyncio.get_running_loop().run_in_executor(None, self.server.toolchain.fresh_doctor)
+        report = await asyncio.get_running_loop().run_in_executor(None, self.server.session.toolchain.fresh_doctor)
         return report.to_json()
 
     async def wind_down(self, timeout_s: float = 10.0) -> None:

@@ -26,10 +26,18 @@ from offload_ls.syntax.text import LineIndex
 from offload_ls.toolchain.compile import CheckResult
 from offload_ls.toolchain.diagnostics import SpanRef
 from offload_ls.toolchain.plan import Plan
-from offload_ls.toolchain.service import CompileService
-from offload_ls.toolchain.transfer_check import ArgPlan, plan_for_launch
+from offload_ls.toolchain.service import CompileService, ProgressEvent
+from offload_ls.toolchain.transfer_check import ArgPlan
 from offload_ls.toolchain.transfer_plan import KernelTransfers, decode_map_type, human_bytes
-from offload_ls.workflow.check import CompilerMessage, check_plan_for, crate_check, transfer_findings
+from offload_ls.workflow.check import (
+    CompilerMessage,
+    check_plan_for,
+    crate_check,
+    crate_uses_offload,
+    launch_arg_plans,
+    package_line_span,
+    transfer_findings,
+)
 from offload_ls.workspace.files import read_source
 
 if TYPE_CHECKING:
@@ -65,7 +73,6 @@ class CompileFeature:
         self.service = CompileService(self._make_plan, self._on_result, self._on_error,
                                       self._on_progress, debounce_s=0.3)
         self.results: dict[Path, CrateResults] = {}
-        self._tokens: dict[Path, str] = {}
         self._told_untrusted: set[Path] = set()
         self._told_no_kernels: set[Path] = set()
 
@@ -115,39 +122,37 @@ class CompileFeature:
                     stopped.add(manifest)
         return stopped
 
-    async def shutdown(self) -> None:
-        await self.service.shutdown()
-
     # ------------------------------------------------------------------ plan / progress
 
     def _make_plan(self, manifest: Path) -> Plan:
         """The check plan of ``manifest``'s crate (workflow/check.py); runs in a worker thread."""
-        s = self.server.session.settings
-        return check_plan_for(manifest, self.server.toolchain.doctor(), s.compileTimeoutS, 2 * s.compileTimeoutS,
+        session = self.server.session
+        s = session.settings
+        return check_plan_for(manifest, session.toolchain.doctor(), s.compileTimeoutS, 2 * s.compileTimeoutS,
                               transfer_plan=s.transferPlan)
 
-    def _on_progress(self, manifest: Path, event: str, message: str, percent: int | None) -> None:
+    def _on_progress(self, manifest: Path, event: ProgressEvent, message: str, percent: int | None) -> None:
         progress = self.server.progress
         if not progress.supported():
             return
         if event == "begin":
             token = f"offload-ls/check/{uuid.uuid4().hex[:12]}"
-            self._tokens[manifest] = token
+            self.server.session.progress.checks[manifest] = token
             progress.on_cancel(token, lambda: self.service.cancel(manifest))
             progress.begin(token, "offload-ls", message, cancellable=True)
         elif event == "report":
-            token = self._tokens.get(manifest)
+            token = self.server.session.progress.checks.get(manifest)
             if token:
                 progress.report(token, message, percent)
         else:
-            token = self._tokens.pop(manifest, None)
+            token = self.server.session.progress.checks.pop(manifest, None)
             if token:
                 progress.forget(token)
                 progress.end(token, message)
 
     def _on_error(self, manifest: Path, message: str) -> None:
         self.server.log(f"offload check of {manifest.parent} not run: {message}", types.MessageType.Warning)
-        diag = types.Diagnostic(range=_cargo_toml_range(manifest), message=f"offload check not run: {message}",
+        diag = types.Diagnostic(range=self._manifest_range(manifest), message=f"offload check not run: {message}",
                                 severity=types.DiagnosticSeverity.Warning, source="offload-ls")
         self._replace(manifest, CrateResults(diagnostics={manifest.as_uri(): [diag]}))
 
@@ -193,6 +198,13 @@ class CompileFeature:
                 indexes[file] = LineIndex(data) if data is not None else None
         return indexes[file]
 
+    def _manifest_range(self, manifest: Path) -> types.Range:
+        """The ``[package]`` header of ``manifest`` (its first line when it has none)."""
+        indexes: dict[Path, LineIndex | None] = {}
+        index = self._index_for(manifest, indexes)
+        span = package_line_span(index.source) if index is not None else Span(0, 0)
+        return self._range(manifest, span, None, indexes)
+
     def _range(self, path: Path, span: Span, ref: SpanRef | None,
                indexes: dict[Path, LineIndex | None]) -> types.Range:
         """The range of a byte ``span`` of ``path``; for a file that cannot be read, rustc's
@@ -237,16 +249,7 @@ class CompileFeature:
 
     def arg_plans(self, path: Path | None, analysis) -> list[tuple[object, list[ArgPlan]]]:
         """(launch, argument plans) for each launch of the file whose kernel the host IR maps."""
-        transfers = self.transfers_for(path)
-        if not transfers:
-            return []
-        kernels = {k.name: k for k in analysis.kernels}
-        out = []
-        for launch in analysis.launches:
-            kt = transfers.get(launch.kernel or "")
-            if kt is not None:
-                out.append((launch, plan_for_launch(launch, kernels.get(launch.kernel), kt)))
-        return out
+        return launch_arg_plans(analysis, self.transfers_for(path))
 
     async def _add_transfer_findings(self, results: CrateResults, manifest: Path) -> None:
         """Disagreements between source types and the compiled map types, at each launch
@@ -325,44 +328,7 @@ class CompileFeature:
         return actions
 
 
-#: Byte strings whose presence in a crate's sources means it uses rustc's offload (kernels
-#: or launches). A cheap pre-filter before compiling: a crate without any would fail the
-#: device pass (no `std` for nvptx64) for no benefit.
-OFFLOAD_MARKERS = (b"rustc_offload_kernel", b"offload_kernel", b"gpu-kernel", b"intrinsics::offload", b"offload!")
-
-
-def crate_uses_offload(manifest: Path, max_files: int = 5000) -> bool:
-    """True if any ``.rs`` file of the crate (not under ``target/``) mentions an offload
-    marker. Unreadable files are skipped."""
-    from offload_ls.workspace.files import rust_files
-
-    for i, path in enumerate(rust_files(manifest.parent)):
-        if i >= max_files:
-            return True  # huge crate: do not guess, check it
-        try:
-            data = read_source(path, sys.maxsize)
-        except OSError:
-            continue
-        if any(m in data for m in OFFLOAD_MARKERS):
-            return True
-    return False
-
-
 def _overlaps(a: types.Range, b: types.Range) -> bool:
     def key(p: types.Position) -> tuple[int, int]:
         return (p.line, p.character)
     return not (key(a.end) < key(b.start) or key(b.end) < key(a.start))
-
-
-def _cargo_toml_range(manifest: Path) -> types.Range:
-    """The ``[package]`` line of a Cargo.toml (line 0 if not found or unreadable)."""
-    line = 0
-    try:
-        for i, text in enumerate(manifest.read_text(encoding="utf-8", errors="replace").splitlines()):
-            if text.strip() == "[package]":
-                line = i
-                break
-    except OSError:
-        pass
-    return types.Range(start=types.Position(line=line, character=0), end=types.Position(line=line, character=9))
-

@@ -56,12 +56,6 @@ class DocumentAnalyses:
         self._publish = publish
         self._log = log
         self._call_on_loop = call_on_loop
-        #: URI -> (text version, future analysis) of each open document's worker job
-        self.inflight: dict[str, tuple[int, asyncio.Future]] = {}
-        #: URI -> the reason its text was last not analysed (logged once per new reason)
-        self._skip_logged: dict[str, str] = {}
-        #: (label, rule failure) already logged
-        self._failures_logged: set[tuple[str, object]] = set()
 
     # ------------------------------------------------------------------ analysing one text
 
@@ -70,10 +64,10 @@ class DocumentAnalyses:
         skip = screen(source, self.session.settings.maxFileBytes)
         reason = skip.describe(label) if skip is not None else None
         if reason is None:
-            self._skip_logged.pop(key, None)
+            self.session.skip_logged.pop(key, None)
             return True
-        if self._skip_logged.get(key) != reason:
-            self._skip_logged[key] = reason
+        if self.session.skip_logged.get(key) != reason:
+            self.session.skip_logged[key] = reason
             self._log(reason, types.MessageType.Warning)
         return False
 
@@ -103,12 +97,12 @@ class DocumentAnalyses:
             return EMPTY
 
     def _report_failures(self, label: str, failures) -> None:
-        """One log line per rule that raised on ``label``'s text, the first time it does
+        """One log line per rule that raises on ``label``'s text, the first time it does
         (not on every keystroke). Safe to call from worker threads."""
+        logged = self.session.failures_logged.setdefault(label, set())
         for failure in failures:
-            key = (label, failure)
-            if key not in self._failures_logged:
-                self._failures_logged.add(key)
+            if failure.rule not in logged:
+                logged.add(failure.rule)
                 self._log(f"{label}: {failure.message}", types.MessageType.Error)
 
     # ------------------------------------------------------------------ reading analyses
@@ -147,29 +141,29 @@ class DocumentAnalyses:
         one job per text version; when it ends it becomes the document's cached analysis
         (unless the text changed or the settings did, see :meth:`reanalyze_open_documents`)."""
         version = doc.parsed.version
-        job = self.inflight.get(doc.uri)
+        job = self.session.inflight.get(doc.uri)
         if job is not None and job[0] == version:
             return job[1]
         if job is not None:
             job[1].cancel()  # an older text's job that has not started is not run at all
         loop = asyncio.get_running_loop()
-        label = doc.path and str(doc.path) or doc.uri
+        label = _label(doc)
         if not self.screen(doc.uri, label, doc.source):
             future = loop.create_future()
             future.set_result(EMPTY)
         else:
             future = loop.run_in_executor(self.pool, self.analyze, doc.source, doc.parsed.tree.copy(),
                                           self.session.levels_for(doc.path), label, doc.cache, doc.path)
-        self.inflight[doc.uri] = (version, future)
+        self.session.inflight[doc.uri] = (version, future)
         future.add_done_callback(lambda f: self._job_done(f, doc, version))
         return future
 
     def _job_done(self, future: asyncio.Future, doc: Document, version: int) -> None:
         """Keep a finished job's analysis as ``doc``'s if it is still the newest of its text."""
         uri = doc.uri
-        if self.inflight.get(uri, (None, None))[1] is not future:
+        if self.session.inflight.get(uri, (None, None))[1] is not future:
             return  # superseded
-        del self.inflight[uri]
+        del self.session.inflight[uri]
         if not future.cancelled() and future.exception() is None and self.session.documents.get(uri) is doc \
                 and doc.parsed.version == version:
             doc.analysis, doc.analysed_version = future.result(), version
@@ -214,24 +208,33 @@ class DocumentAnalyses:
 
     def reanalyze_open_documents(self) -> None:
         """Drop every open document's cached analysis and re-analyse it now."""
-        for _, job in self.inflight.values():
+        for _, job in self.session.inflight.values():
             job.cancel()  # jobs of the old settings are not used (nor run, if not started)
-        self.inflight.clear()
+        self.session.inflight.clear()
         for doc in self.session.documents:
             doc.analysed_version = -1
             self.schedule(doc.uri, 0)
 
     def forget(self, uri: str) -> None:
-        """The document ``uri`` closed: drop its pending and queued work."""
+        """The document ``uri`` closes: drop its pending and queued work and what was logged
+        about its text."""
         self.jobs.cancel(uri)
-        job = self.inflight.pop(uri, None)
+        job = self.session.inflight.pop(uri, None)
         if job is not None:
             job[1].cancel()
-        self._skip_logged.pop(uri, None)
+        self.session.skip_logged.pop(uri, None)
+        doc = self.session.documents.get(uri)
+        if doc is not None:
+            self.session.failures_logged.pop(_label(doc), None)
 
     async def documents_first(self) -> None:
         """Wait while an open document's analysis is queued or running: background work
         (the workspace scan's batches) would slow it down (one interpreter lock), and the
         user is looking at it."""
-        while self.inflight:
-            await asyncio.wait([job for _, job in list(self.inflight.values())])
+        while self.session.inflight:
+            await asyncio.wait([job for _, job in list(self.session.inflight.values())])
+
+
+def _label(doc: Document) -> str:
+    """How log lines name a document: its path, or its URI when it has none."""
+    return doc.path and str(doc.path) or doc.uri

@@ -23,14 +23,11 @@ MAX_ENDED_EARLY = 256
 
 
 class Progress:
-    """``$/progress`` of one server (``server.progress``) and the cancel callbacks by token."""
+    """``$/progress`` of one server (``server.progress``); the tokens are the session's."""
 
     def __init__(self, server: "OffloadLanguageServer") -> None:
         self.server = server
-        #: token -> end message, for work that ended before the client answered `create`
-        self._ended_early: dict[str, str] = {}
-        #: token -> what a client cancel of it does
-        self._cancel: dict[str, Callable[[], None]] = {}
+        self.tokens = server.session.progress
 
     def supported(self) -> bool:
         """True if the client accepts server-initiated progress."""
@@ -43,7 +40,7 @@ class Progress:
         def created(*_args, **_kwargs):
             wdp.begin(token, types.WorkDoneProgressBegin(
                 title=title, message=message, cancellable=cancellable, percentage=0))
-            ended = self._ended_early.pop(token, None)
+            ended = self.tokens.ended_early.pop(token, None)
             if ended is not None:  # the work ended before the client answered `create`
                 self.end(token, ended)
         try:
@@ -64,22 +61,22 @@ class Progress:
             wdp.end(token, types.WorkDoneProgressEnd(message=message))
             wdp.tokens.pop(token, None)
         else:
-            self._ended_early[token] = message
-            while len(self._ended_early) > MAX_ENDED_EARLY:
-                self._ended_early.pop(next(iter(self._ended_early)))
+            self.tokens.ended_early[token] = message
+            while len(self.tokens.ended_early) > MAX_ENDED_EARLY:
+                self.tokens.ended_early.pop(next(iter(self.tokens.ended_early)))
 
     # ------------------------------------------------------------------ cancellation
 
     def on_cancel(self, token: str, cancel: Callable[[], None]) -> None:
         """Route a client cancel of ``token`` to ``cancel()``."""
-        self._cancel[token] = cancel
+        self.tokens.on_cancel[token] = cancel
 
     def forget(self, token: str) -> None:
         """The work of ``token`` ended: a late cancel of it does nothing."""
-        self._cancel.pop(token, None)
+        self.tokens.on_cancel.pop(token, None)
 
     def cancel(self, token) -> None:
         """The client cancelled our ``$/progress`` with this token."""
-        callback = self._cancel.get(str(token))
+        callback = self.tokens.on_cancel.get(str(token))
         if callback is not None:
             callback()

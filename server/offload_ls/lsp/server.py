@@ -7,7 +7,7 @@ The server is a thin adapter (ruff_server's shape): state lives in the
 :mod:`offload_ls.lsp.methods` whose handler reads the session or a document snapshot and
 calls the feature modules; the features with their own state are objects here
 (``analyses``: open documents' analyses, ``files``: files on disk, ``compiles``: checks on
-save, ``gpu``: build/run/profile, ``progress``, ``toolchain``: the doctor). All state is
+save, ``gpu``: build/run/profile, ``progress``: ``$/progress``). All state is
 touched on the event loop's thread; analysis and file I/O run in worker threads (one for
 open documents, one for files on disk) and hand results back to the loop.
 """
@@ -59,7 +59,7 @@ class OffloadLanguageServer(LanguageServer):
 
     Attributes:
         session: the mutable state (lsp/session.py). analyses / files / compiles / gpu /
-            progress / toolchain: the features with state (see the module docstring).
+            progress: the features (see the module docstring).
         jobs: debounced work keyed by URI. doc_pool / pool: the open documents' worker
             and the files-on-disk worker (one thread each).
         warmed: the warm-up (rules imported, queries compiled) started with the process.
@@ -82,7 +82,7 @@ class OffloadLanguageServer(LanguageServer):
         self.analyses = DocumentAnalyses(self.session, self.doc_pool, self.jobs, self.publish, self.log,
                                          self.call_on_loop)
         self.progress = Progress(self)
-        self.toolchain = ToolchainState(self.session, self.log, self.show_threadsafe)
+        self.session.toolchain = ToolchainState(self.session, self.log, self.show_threadsafe)
         self.files = WorkspaceFiles(self)
         self.compiles = CompileFeature(self)
         self.gpu = GpuCommands(self)

@@ -12,10 +12,13 @@ All methods run on the event loop's thread unless their docstring says otherwise
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -27,6 +30,9 @@ from offload_ls.syntax.text import Encoding, LineIndex
 from offload_ls.workspace.cargo import find_manifest
 from offload_ls.workspace.crates import CrateIndexes
 from offload_ls.workspace.files import real_path, within
+
+if TYPE_CHECKING:
+    from offload_ls.lsp.toolchain_state import ToolchainState
 
 #: Environment variables naming programs that cargo starts (checked by program_refusal).
 PROGRAM_VARIABLES = frozenset({"RUSTC", "CARGO", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "RUSTDOC"})
@@ -60,6 +66,22 @@ class DocumentSnapshot:
         return self.tree.root_node
 
 
+@dataclass
+class ProgressTokens:
+    """The session's ``$/progress`` tokens (lsp/progress.py).
+
+    Attributes:
+        ended_early: token -> end message, for work that ended before the client answered
+            its ``window/workDoneProgress/create``.
+        on_cancel: token -> what a client cancel of it does.
+        checks: crate (Cargo.toml) -> the token of its running offload check.
+    """
+
+    ended_early: dict[str, str] = field(default_factory=dict)
+    on_cancel: dict[str, Callable[[], None]] = field(default_factory=dict)
+    checks: dict[Path, str] = field(default_factory=dict)
+
+
 class Session:
     """Everything the server knows that changes during a session.
 
@@ -79,6 +101,11 @@ class Session:
             read before the latest request is not published: it would replace newer ones).
         lint: URI -> (lint diagnostics last published, document version), so compiler
             diagnostics can be published beside them again.
+        inflight: URI -> (text version, future analysis) of each open document's worker job.
+        skip_logged: URI -> why its text was last not analysed (logged once per new reason).
+        failures_logged: file label -> the rules whose failure on it was logged (once each).
+        toolchain: the doctor's report per toolchain settings (lsp/toolchain_state.py; set
+            by the server). progress: the ``$/progress`` tokens.
     """
 
     def __init__(self, roots: Callable[[], list[Path]], on_problem: Callable[[str], None] | None = None) -> None:
@@ -93,6 +120,11 @@ class Session:
         self.disk_uris: dict[str, Path] = {}
         self.disk_generation: dict[Path, int] = {}
         self.lint: dict[str, tuple[list, int | None]] = {}
+        self.inflight: dict[str, tuple[int, asyncio.Future]] = {}
+        self.skip_logged: dict[str, str] = {}
+        self.failures_logged: dict[str, set[str]] = {}
+        self.toolchain: ToolchainState | None = None
+        self.progress = ProgressTokens()
         self._roots = roots
         self._manifests: dict[Path, Path | None] = {}
 

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from offload_ls.lsp.session import Session
 from offload_ls.toolchain.doctor import DoctorReport, render_text, run_doctor
+
+if TYPE_CHECKING:
+    from offload_ls.lsp.session import Session
 
 
 class ToolchainState:
@@ -22,7 +25,7 @@ class ToolchainState:
         show: ``(message, type)`` -> one ``window/showMessage`` (any thread).
     """
 
-    def __init__(self, session: Session, log: Callable[..., None], show: Callable[..., None]) -> None:
+    def __init__(self, session: "Session", log: Callable[..., None], show: Callable[..., None]) -> None:
         self.session = session
         self._log = log
         self._show = show

@@ -13,6 +13,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from offload_ls.toolchain import facts
 
@@ -42,6 +43,10 @@ class Replacement:
     text: str
 
 
+#: rustc's levels of a message, and ``ice`` for a compiler crash
+DiagnosticLevel = Literal["error", "warning", "note", "help", "ice", "failure-note"]
+
+
 @dataclass
 class CompilerDiagnostic:
     """One compiler message, attributed to the pass(es) that produced it.
@@ -58,7 +63,7 @@ class CompilerDiagnostic:
     """
 
     passes: list[str]
-    level: str
+    level: DiagnosticLevel
     message: str
     span: SpanRef | None
     code: str | None = None

@@ -25,7 +25,6 @@ _ATTR_GROUP = re.compile(r"^attributes (#\d+) = \{(.*)\}\s*$")
 _DEFINE = re.compile(r"^define (?P<pre>[^@]*?)@(?P<name>[\w.$]+|\"[^\"]+\")\((?P<params>.*)\)(?P<post>[^(]*?)\{\s*$")
 _INT = re.compile(r"^i(\d+)$")
 _FLOATS = {"half": 16, "bfloat": 16, "float": 32, "double": 64}
-_CC = ("ptx_kernel", "amdgpu_kernel", "spir_kernel")
 
 
 @dataclass

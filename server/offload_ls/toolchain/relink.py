@@ -13,7 +13,7 @@ So a full host pass also asks rustc for its linker command line (``--print link-
 keeps the LTO'd object (``-Csave-temps``; the bitcode files and temporary directories it also
 keeps, and earlier passes' objects, are deleted: about 9 MB stay for a small crate),
 and records both with the *host fingerprint*: a hash of the crate's sources with their
-items whose ``#[cfg]`` is false in the host pass cut out (analysis/units.py
+items whose ``#[cfg]`` is false in the host pass cut out (analysis/units/
 ``host_excluded_ranges``), its manifests, and the
 path dependencies' sources. A later build whose fingerprint is the same runs the device passes
 and then only that link command, with the new image object: about 1 s instead of the host pass.
@@ -130,7 +130,7 @@ def load(build_dir: Path) -> LinkRecord | None:
 def host_fingerprint(crate_root: Path, manifest: Path, extra_sources: list[Path],
                      env_names: tuple[str, ...] = ()) -> str:
     """:func:`source_digest` of what the host pass compiles: the items whose ``#[cfg]`` is
-    false in the host pass cut out (analysis/units.py ``host_excluded_ranges``)."""
+    false in the host pass cut out (analysis/units/ ``host_excluded_ranges``)."""
     return source_digest(crate_root, manifest, extra_sources, env_names, cut_host_excluded=True)
 
 

@@ -17,6 +17,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from offload_ls.toolchain.compile import CheckResult, run_plan
 from offload_ls.toolchain.diagnostics import merge
@@ -25,6 +26,9 @@ from offload_ls.toolchain.process import CancelToken
 from offload_ls.toolchain.replay import ReplayCache
 
 log = logging.getLogger(__name__)
+
+#: what a progress callback is told: a check began, reports a step, or ended
+ProgressEvent = Literal["begin", "report", "end"]
 
 
 @dataclass
@@ -53,7 +57,7 @@ class CompileService:
     def __init__(self, make_plan: Callable[[Path], Plan],
                  on_result: Callable[[Path, int, CheckResult], Awaitable[None] | None],
                  on_error: Callable[[Path, str], None],
-                 on_progress: Callable[[Path, str, str, int | None], None] | None = None,
+                 on_progress: Callable[[Path, ProgressEvent, str, int | None], None] | None = None,
                  debounce_s: float = 0.3) -> None:
         self.make_plan = make_plan
         self.on_result = on_result
@@ -108,7 +112,7 @@ class CompileService:
         st.token = CancelToken()
         st.running = asyncio.ensure_future(self._run(manifest, st, generation, st.token))
 
-    def _progress(self, manifest: Path, event: str, message: str, percent: int | None = None) -> None:
+    def _progress(self, manifest: Path, event: ProgressEvent, message: str, percent: int | None = None) -> None:
         if self.on_progress is not None:
             try:
                 self.on_progress(manifest, event, message, percent)

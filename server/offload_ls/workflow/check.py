@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from offload_ls.analysis.engine import FileAnalysis
-from offload_ls.analysis.model import Edit, Finding, Fix, Level, Related, Span
+from offload_ls.analysis.model import Edit, Finding, Fix, Launch, Level, Related, Span
 from offload_ls.toolchain.compile import CheckResult, run_plan
 from offload_ls.toolchain.crate import load_crate
 from offload_ls.toolchain.diagnostics import CompilerDiagnostic
@@ -25,9 +25,10 @@ from offload_ls.toolchain.doctor import HOST_ONLY, DoctorReport
 from offload_ls.toolchain.lower import lower_for_pipeline
 from offload_ls.toolchain.plan import Plan, check_plan
 from offload_ls.toolchain.process import CancelToken
-from offload_ls.toolchain.transfer_check import plan_for_launch
+from offload_ls.toolchain.transfer_check import ArgPlan, plan_for_launch
 from offload_ls.toolchain.transfer_plan import KernelTransfers
-from offload_ls.workspace.files import read_source
+from offload_ls.workspace.files import read_source, rust_files
+from offload_ls.workspace.read import read_for_analysis
 
 #: rule name of the findings offload-ls derives from the compiler's transfer plan
 TRANSFER_RULE = "offload_transfer_plan"
@@ -137,23 +138,45 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def transfer_findings(analysis: FileAnalysis, transfers: dict[str, KernelTransfers]) -> list[Finding]:
-    """Disagreements between a file's launch arguments (their source types) and the map
-    types the host pass compiled for them (toolchain/transfer_check.py), as findings at
-    each argument."""
+def launch_arg_plans(analysis: FileAnalysis, transfers: dict[str, KernelTransfers]
+                     ) -> list[tuple[Launch, list[ArgPlan]]]:
+    """(launch, what the compiled host code copies for each argument) for each launch of a
+    file whose kernel the host IR maps (toolchain/transfer_check.py)."""
     if not transfers:
         return []
     kernels = {k.name: k for k in analysis.kernels}
     out = []
     for launch in analysis.launches:
         kt = transfers.get(launch.kernel or "")
-        if kt is None:
-            continue
-        for ap in plan_for_launch(launch, kernels.get(launch.kernel), kt):
-            if ap.problem:
-                out.append(Finding(rule=TRANSFER_RULE, span=ap.arg.span, message=ap.problem, level=Level.WARN,
-                                   source=TRANSFER_SOURCE))
+        if kt is not None:
+            out.append((launch, plan_for_launch(launch, kernels.get(launch.kernel), kt)))
     return out
+
+
+def transfer_findings(analysis: FileAnalysis, transfers: dict[str, KernelTransfers]) -> list[Finding]:
+    """Disagreements between a file's launch arguments (their source types) and the map
+    types the host pass compiled for them, as findings at each argument."""
+    return [Finding(rule=TRANSFER_RULE, span=ap.arg.span, message=ap.problem, level=Level.WARN, source=TRANSFER_SOURCE)
+            for _, plans in launch_arg_plans(analysis, transfers) for ap in plans if ap.problem]
+
+
+#: Byte strings whose presence in a crate's sources means it uses rustc's offload (kernels
+#: or launches). A cheap pre-filter before compiling: a crate without any would fail the
+#: device pass (no `std` for nvptx64) for no benefit.
+OFFLOAD_MARKERS = (b"rustc_offload_kernel", b"offload_kernel", b"gpu-kernel", b"intrinsics::offload", b"offload!")
+
+
+def crate_uses_offload(manifest: Path, max_files: int = 5000, max_bytes: int = 8 << 20) -> bool:
+    """True if any ``.rs`` file of the crate (not under ``target/``) mentions an offload
+    marker. Files the screening skips (unreadable, over ``max_bytes``, binary) are not read;
+    a crate of more than ``max_files`` files is taken to use offload (checked, not guessed)."""
+    for i, path in enumerate(rust_files(manifest.parent)):
+        if i >= max_files:
+            return True
+        source = read_for_analysis(path, max_bytes).source
+        if source is not None and any(m in source for m in OFFLOAD_MARKERS):
+            return True
+    return False
 
 
 @dataclass
@@ -196,5 +219,5 @@ async def check_crate(manifest: Path, doctor: DoctorReport, *, timeout_s: float 
     return crate_check(manifest, plan.crate.name, result)
 
 
-__all__ = ["CheckNotRun", "CompilerMessage", "CrateCheck", "check_crate", "check_plan_for",
-           "crate_check", "package_line_span", "place_messages", "transfer_findings"]
+__all__ = ["CheckNotRun", "CompilerMessage", "CrateCheck", "check_crate", "check_plan_for", "crate_check",
+           "crate_uses_offload", "launch_arg_plans", "package_line_span", "place_messages", "transfer_findings"]

@@ -16,7 +16,8 @@ from pathlib import Path
 from offload_ls.analysis.context import file_facts
 from offload_ls.analysis.crate_index import CrateIndex, CrateView, FileItems, file_items
 from offload_ls.syntax.parse import parse
-from offload_ls.workspace.files import SKIP_DIRS, FileTooLarge, looks_binary, read_source
+from offload_ls.workspace.files import SKIP_DIRS
+from offload_ls.workspace.read import read_for_analysis
 
 #: Most ``.rs`` files read for one crate's index (a directory tree that is not really one
 #: crate, such as a home directory with a stray Cargo.toml, stays bounded).
@@ -162,11 +163,8 @@ class CrateIndexes:
 
     def _read(self, path: Path) -> FileItems | None:
         """The items of one file on disk (``None``: unreadable, too large or binary)."""
-        try:
-            data = read_source(path, self._max())
-        except (OSError, FileTooLarge):
-            return None
-        if looks_binary(data):
+        data = read_for_analysis(path, self._max()).source
+        if data is None:
             return None
         tree = parse(data)
         if self._trees is not None:

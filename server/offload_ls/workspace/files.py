@@ -103,6 +103,10 @@ def read_source(path: Path, max_bytes: int) -> bytes:
         return f.read()
 
 
+#: bytes of a file's start searched for a NUL byte (:func:`looks_binary`)
+BINARY_PROBE_BYTES = 8192
+
+
 def looks_binary(data: bytes) -> bool:
     """Heuristic for non-text files: a NUL byte in the first 8 KiB."""
-    return b"\x00" in data[:8192]
+    return b"\x00" in data[:BINARY_PROBE_BYTES]

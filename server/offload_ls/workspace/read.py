@@ -16,9 +16,6 @@ from pathlib import Path
 
 from offload_ls.workspace.files import FileTooLarge, looks_binary, read_source
 
-#: bytes of a file's start searched for a NUL byte (:func:`looks_binary`)
-BINARY_PROBE_BYTES = 8192
-
 
 class SkipKind(str, enum.Enum):
     """Why a file or text is not analysed."""

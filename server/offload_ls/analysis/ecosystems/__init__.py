@@ -118,7 +118,7 @@ class Profile:
         per_thread_marker_words: words of the kernel's marker attribute that make each of
             its ``&mut T`` parameters (not a slice) the thread's own element (krnl's older
             ``#[kernel(threads(256), elementwise)] fn k(y: &mut u64)``).
-        launch_forms: the launch forms (analysis/launches.py ``Launch.form``) that launch
+        launch_forms: the launch forms (analysis/launches/ ``Launch.form``) that launch
             this ecosystem's kernels; ``args_per_slice``: how many launch arguments a slice
             parameter takes (cust's ``launch!``: pointer and length).
         arg_wrappers: launch-argument constructors whose only argument is the value passed
@@ -279,15 +279,6 @@ def for_form(form: str) -> Profile | None:
         if form in p.launch_forms:
             return p
     return None
-
-
-def all_index_names() -> frozenset[str]:
-    """Every thread-index function and constant name of every profile."""
-    return frozenset(n for p in profiles().values() for n in (*p.index_fns, *p.index_path_fns, *p.index_consts))
-
-
-def all_barriers() -> frozenset[str]:
-    return frozenset(n for p in profiles().values() for n in p.barriers)
 
 
 __all__ = ["Index", "Profile", "profile", "profiles", "resolve_kernel_attr", "query_vocabulary", "_xyz"]

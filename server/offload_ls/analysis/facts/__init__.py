@@ -1,4 +1,4 @@
-"""File-level facts, assembled from the per-unit summaries (analysis/units.py).
+"""File-level facts, assembled from the per-unit summaries (analysis/units/).
 
 Each property is computed on first use only (a rule that is not run costs nothing) and
 from the summaries alone: no tree access, no query. A summary may come from the cache,
@@ -119,13 +119,13 @@ class FileFacts(CrateFacts, LaunchFacts, DeviceFacts, NameFacts):
 
     @cached_property
     def items(self) -> tuple[ItemFacts, ...]:
-        """Each unit's module-level items (analysis/units.py ``ItemFacts``), in document order."""
+        """Each unit's module-level items (analysis/units/ ``ItemFacts``), in document order."""
         return tuple(s.items for s in self.summaries)
 
     @cached_property
     def index_helpers(self) -> dict[str, frozenset[str]]:
         """The file's functions that take no parameters and return the thread's position
-        (``fn global_x() -> usize``), name -> dependence kinds (units.py ``position_kinds``);
+        (``fn global_x() -> usize``), name -> dependence kinds (units/summary.py ``position_kinds``);
         a name defined twice with different answers is left out."""
         out: dict[str, frozenset[str]] = {}
         clash: set[str] = set()
@@ -158,7 +158,7 @@ class FileFacts(CrateFacts, LaunchFacts, DeviceFacts, NameFacts):
     @cached_property
     def own_semantic_hash(self) -> int:
         """A hash of what the crate-wide rules read of this file alone: every unit's
-        semantic exports (analysis/units.py) and host-side ``extern`` declarations."""
+        semantic exports (analysis/units/) and host-side ``extern`` declarations."""
         parts = []
         for s in self.summaries:
             sem = s.exports[-1] if s.exports else None

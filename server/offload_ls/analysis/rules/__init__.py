@@ -31,7 +31,7 @@ class Rule:
         reads: the kinds of the file's facts the rule reads through ``ctx.facts``
             (analysis/reads.py, which says which kinds each ``FileFacts`` member answers
             from): the engine caches a unit's findings under those parts of the facts
-            (analysis/dependencies.py), and tests/test_rule_reads.py fails on a read of a
+            (analysis/dependencies.py), and tests/rules/test_rule_reads.py fails on a read of a
             kind not declared here.
         needs: what a unit must hold for the rule to report anything in it (a
             :class:`~offload_ls.analysis.reads.Holds`); empty: every unit is checked.

@@ -17,7 +17,7 @@ when the kernel (found by name in the same file) takes ``*mut`` / ``&mut`` at on
 positions, or its binding's type says ``*mut``.
 
 Macro launch arguments are token trees: each argument's text is re-parsed as an expression
-(the same way as analysis/launches.py) and offsets are mapped back into the file.
+(the same way as analysis/launches/) and offsets are mapped back into the file.
 """
 
 from __future__ import annotations

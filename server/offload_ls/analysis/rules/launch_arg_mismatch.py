@@ -130,7 +130,7 @@ def _host_declared(ctx: FileContext, name: str):
 
 
 def _decl_param(p) -> Param:
-    """A host declaration's parameter (analysis/units.py ``ExternParam``) as a Param."""
+    """A host declaration's parameter (analysis/units/ ``ExternParam``) as a Param."""
     pointee = None
     if p.kind in ("ref", "mut_ref"):
         pointee = p.type_text.strip().removeprefix("&").strip().removeprefix("mut ").strip()

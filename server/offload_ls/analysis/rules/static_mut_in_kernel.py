@@ -12,7 +12,7 @@ Block-shared memory is the idiom, not a race: a ``static mut`` that an ecosystem
 marks as shared/workgroup memory (``#[address_space(shared)]`` in Rust-CUDA and rustc
 offload, cuda-oxide's ``SharedArray<T, N>`` and ``Barrier`` types), or one declared in an
 ``extern`` block (defined outside Rust: a bare nvptx crate's ``addrspace(3)`` global;
-analysis/units.py ``is_shared_static``) is indexed per thread between barriers, and is
+analysis/units/ ``is_shared_static``) is indexed per thread between barriers, and is
 never reported.
 
 Name resolution is syntactic (tree-sitter): an identifier refers to the ``static mut``

@@ -7,7 +7,7 @@ the end. Safe indexing then panics (on the GPU: a trap that aborts the kernel); 
 arithmetic (``p.add(i)``, ``get_unchecked(i)``) reads or writes out of bounds.
 
 An index is guarded when a guard on the way to it bounds *that* index expression
-(analysis/bounds.py): by the buffer's length, a runtime bound (``i < n``), or a constant
+(analysis/bounds/): by the buffer's length, a runtime bound (``i < n``), or a constant
 not above the buffer's length (``lut: &mut [f32; 256]`` is not guarded by ``i < 1024``);
 ``x[i + 1]`` is guarded by ``i < n - 1`` but ``x[i + stride]`` is not by ``i < stride``; a
 linearized ``row * w + col`` is guarded by ``row < h && col < w``; ``x[b + 1]`` and
@@ -101,7 +101,7 @@ class _FunctionCheck:
         self.body = ctx.node(dfn.body_span)
         self.profile = ctx.profile(dfn.kernel)
         self.flow = ThreadFlow(fn, index=ctx.flow_index(fn))
-        self.guard_memo: dict = {}  # the guards above each node of this function (analysis/bounds.py)
+        self.guard_memo: dict = {}  # the guards above each node of this function (analysis/bounds/)
         self.implicit = _dispatch_guards(self.profile, ctx.source[dfn.span.start : dfn.span.end])
         self.holds = _guard_holds_at(self.flow)
 
@@ -271,7 +271,7 @@ def _dispatch_guards(profile, text: bytes) -> list[Guard]:
 
 def _record_counts(uses: list[tuple[Node, Node, bool]], fold) -> frozenset[tuple[str, str]]:
     """(``"<buffer>.len()"``, variable) for every ``buffer[v]`` of the function indexed by a
-    plain variable (analysis/bounds.py ``bounded``'s ``record_counts``)."""
+    plain variable (analysis/bounds/ ``bounded``'s ``record_counts``)."""
     out = set()
     for use, index, _ in uses:
         if use.type != "index_expression":

@@ -115,7 +115,7 @@ class UnitSummary:
 
     Offsets are absolute UTF-8 byte offsets as of when the summary was made, when the unit
     started at ``start``; a cached summary is reused for the same bytes elsewhere in the
-    file by adding the difference (analysis/facts.py does, only where a value is needed).
+    file by adding the difference (analysis/facts/ does, only where a value is needed).
 
     Attributes:
         start, end: the unit's range when the summary was made.
@@ -157,7 +157,7 @@ class UnitSummary:
 def exports(kernels, launches, fns, statics, shadowed, defined, unsafe_names, fn_names, externs,
             cube_launch, items: ItemFacts | None = None) -> tuple:
     """The offset-free projection of a unit's facts that other units read (through
-    analysis/facts.py): kernel names, ecosystems, parameter kinds and map types, whether
+    analysis/facts/): kernel names, ecosystems, parameter kinds and map types, whether
     each has a body and which function item it is, CubeCL checked mode; each function's
     name, callees, device cfg and body; each launch's kernel and thread count; ``static
     mut`` names; the name sets; ``extern`` declarations' parameter types."""

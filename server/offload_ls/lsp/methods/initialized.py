@@ -29,4 +29,4 @@ async def handle(ls, params: types.InitializedParams) -> None:
     if any(session.settings.trusts(root) for root in session.workspace_roots()):
         # Probe the toolchain now (logged; one showMessage if nothing can compile for a
         # GPU) rather than on the first save. Untrusted workspaces start no compiler.
-        asyncio.get_running_loop().run_in_executor(None, ls.toolchain.doctor)
+        asyncio.get_running_loop().run_in_executor(None, ls.session.toolchain.doctor)
