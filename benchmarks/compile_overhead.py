@@ -18,6 +18,9 @@ Targets (issue "Offload-aware compiles"): warm on-save check <= 1.5x plain cargo
 hover/code lens p99 <= 20 ms while a compile runs.
 
     python3 benchmarks/compile_overhead.py [--runs 5] [--crates offload-kernels,...] [--requests 200]
+                                           [--requests-only]
+
+``--requests-only`` measures only the requests while a check runs (no build timings).
 """
 
 from __future__ import annotations
@@ -154,6 +157,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--crates", default="offload-kernels")
     ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--requests-only", action="store_true", help="only the requests while a check runs")
     args = ap.parse_args()
     report = run_doctor(probe_gpus=False)
     if report.pipeline == HOST_ONLY:
@@ -161,13 +165,15 @@ def main() -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="offload-ls-bench-") as d:
         tmp = Path(d)
-        rows = [bench_crate(n, CRATES[n], report, args.runs, tmp) for n in args.crates.split(",")]
+        rows = [] if args.requests_only else [bench_crate(n, CRATES[n], report, args.runs, tmp)
+                                              for n in args.crates.split(",")]
         print(f"command: python3 benchmarks/compile_overhead.py --runs {args.runs} --crates {args.crates} "
-              f"--requests {args.requests}")
+              f"--requests {args.requests}" + (" --requests-only" if args.requests_only else ""))
         print(f"toolchain: {report.toolchain.rustc} {report.toolchain.release}, pipeline {report.pipeline}\n")
-        print("| crate | cargo check warm s | on-save check warm s | ratio (target <= 1.5) "
-              "| + transfer plan s | build cold s | build warm s |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
+        if rows:
+            print("| crate | cargo check warm s | on-save check warm s | ratio (target <= 1.5) "
+                  "| + transfer plan s | build cold s | build warm s |")
+            print("|---|---:|---:|---:|---:|---:|---:|")
         for r in rows:
             print(f"| {r['crate']} | {r['cargo_check_warm']:.2f} | {r['onsave_check_warm']:.2f} | {r['ratio']:.2f} "
                   f"| {r['onsave_check_ir_warm']:.2f} | {r['build_cold']:.1f} | {r['build_warm']:.1f} |")
