@@ -24,15 +24,13 @@ class RecordingFacts:
         return getattr(self._facts, name)
 
 
-def undeclared_reads(rules, source: bytes) -> dict[str, set[str]]:
-    """Rule name -> members of ``FileFacts`` it read in some unit of ``source`` whose fact
-    kinds it does not declare (or that no kind answers for: unknown members)."""
+def _recorded(rules, source: bytes):
+    """(rule, the facts members it read) for each rule run on each unit of ``source`` that
+    holds what the rule needs, as the engine runs it."""
     tree = parse(source)
     root = tree.root_node
     facts = file_facts(source, root)
-    units = split_units(root, source)
-    out: dict[str, set[str]] = {}
-    for i, unit in enumerate(units):
+    for i, unit in enumerate(split_units(root, source)):
         s = facts.summaries[i]
         info = facts.device_info[i] if s.fns else ()
         h = holds(s, facts, info)
@@ -43,30 +41,24 @@ def undeclared_reads(rules, source: bytes) -> dict[str, set[str]]:
             recorder = RecordingFacts(facts)
             ctx._facts = recorder  # reads from here on go through the recorder
             list(rule.check(ctx))
-            bad = {m for m in recorder.members if m not in MEMBER_FACTS or not MEMBER_FACTS[m] <= rule.reads}
-            if bad:
-                out.setdefault(rule.name, set()).update(bad)
+            yield rule, recorder.members
+
+
+def undeclared_reads(rules, source: bytes) -> dict[str, set[str]]:
+    """Rule name -> members of ``FileFacts`` it read in some unit of ``source`` whose fact
+    kinds it does not declare (or that no kind answers for: unknown members)."""
+    out: dict[str, set[str]] = {}
+    for rule, members in _recorded(rules, source):
+        bad = {m for m in members if m not in MEMBER_FACTS or not MEMBER_FACTS[m] <= rule.reads}
+        if bad:
+            out.setdefault(rule.name, set()).update(bad)
     return out
 
 
 def kinds_read(rules, source: bytes) -> dict[str, set]:
     """Rule name -> the fact kinds it read in ``source`` (for writing declarations)."""
-    tree = parse(source)
-    root = tree.root_node
-    facts = file_facts(source, root)
-    units = split_units(root, source)
     out: dict[str, set] = {}
-    for i, unit in enumerate(units):
-        s = facts.summaries[i]
-        info = facts.device_info[i] if s.fns else ()
-        h = holds(s, facts, info)
-        for rule in rules:
-            if rule.needs and not rule.needs & h:
-                continue
-            ctx = FileContext(source, root, facts, resolve(unit, root), i)
-            recorder = RecordingFacts(facts)
-            ctx._facts = recorder
-            list(rule.check(ctx))
-            for m in recorder.members:
-                out.setdefault(rule.name, set()).update(MEMBER_FACTS.get(m, {f"?{m}"}))
+    for rule, members in _recorded(rules, source):
+        for m in members:
+            out.setdefault(rule.name, set()).update(MEMBER_FACTS.get(m, {f"?{m}"}))
     return out

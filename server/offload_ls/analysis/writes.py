@@ -11,6 +11,7 @@ import enum
 
 from tree_sitter import Node
 
+from offload_ls.analysis.bounds.expressions import method_call
 from offload_ls.analysis.consts import int_literal
 from offload_ls.analysis.ecosystems import profiles
 from offload_ls.analysis.flow.scopes import BindingKind
@@ -93,16 +94,10 @@ def _element_binding(ident: Node, params: dict[str, Param], flow: ThreadFlow):
     value = node.child_by_field_name("value") if node.type in ("let_condition", "let_declaration") else None
     if value is None:
         return None
-    value = strip(value)
-    if value.type != "call_expression":
+    call = method_call(strip(value))
+    if call is None or call[0] not in _ELEMENT_METHODS or len(call[2]) != 1:
         return None
-    fn, args = value.child_by_field_name("function"), value.child_by_field_name("arguments")
-    if fn is None or fn.type != "field_expression" or args is None:
-        return None
-    field, recv = fn.child_by_field_name("field"), fn.child_by_field_name("value")
-    a = named(args)
-    if field is None or recv is None or node_text(field) not in _ELEMENT_METHODS or len(a) != 1:
-        return None
+    _, recv, a = call
     recv = strip(recv)
     if recv.type != "identifier" or node_text(recv) not in params:
         return None
