@@ -117,10 +117,13 @@ def place_messages(diagnostics: list[CompilerDiagnostic], manifest: Path,
     ``[package]`` line (``read``: a file's bytes or ``None``; default: from disk)."""
     read = read or _read
     out = []
+    header: Span | None = None  # Cargo.toml's `[package]`, read once for every span-less message
     for d in diagnostics:
         if d.span is None:
-            data = read(manifest)
-            path, span = manifest, package_line_span(data) if data is not None else Span(0, 0)
+            if header is None:
+                data = read(manifest)
+                header = package_line_span(data) if data is not None else Span(0, 0)
+            path, span = manifest, header
         else:
             path, span = d.span.file, Span(d.span.start, d.span.end)
         related = tuple((s.file, Span(s.start, s.end), m) for s, m in d.related)
