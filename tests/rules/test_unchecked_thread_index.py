@@ -496,3 +496,56 @@ def test_message_names_a_block_index_and_a_field_buffer():
     assert any(m.startswith("`x` comes from the thread index and is used in `t.val.add((x + 1) as usize)`, "
                             "and the check `x < n` does not keep it below the length of `t.val`") for m in msgs), msgs
     assert any(m.startswith("`b` comes from the block index and is used in") for m in msgs), msgs
+
+
+# ------------------------------------------------------------------ helpers (a thread index passed to a parameter)
+
+HELPER_KERNEL = dedent(
+    """
+    #[kernel]
+    pub unsafe fn fill(out: *mut f32, n: usize) {
+        let i = thread::index_1d() as usize;
+        put(out, i);
+    }
+
+    unsafe fn put(out: *mut f32, i: usize) {
+        *out.add(i) = 1.0;
+    }
+    """
+)
+
+
+def test_a_helper_passed_an_unguarded_thread_index_is_reported_in_the_helper():
+    found = lint(HELPER_KERNEL, RULE)
+    assert [f[:4] for f in found] == [(8, 14, 8, 15)]  # `i` of `out.add(i)`
+    assert "`i` is a parameter of `put`" in found[0][4] and "`put(out, i)` in `fill`" in found[0][4]
+
+
+@pytest.mark.parametrize("call", [
+    "if i < n { put(out, i); }",
+    "if i >= n { return; }\n    put(out, i);",
+    "put(out, i % n);",
+    "put(out, 0);",
+    "put(out, thread::thread_idx_x() as usize);",
+])
+def test_a_helper_called_with_a_checked_or_bounded_index_is_not_reported(call):
+    assert lint(HELPER_KERNEL.replace("put(out, i);", call), RULE) == []
+
+
+def test_a_helper_called_once_with_a_checked_index_is_not_reported():
+    other = HELPER_KERNEL + "\n#[kernel]\npub unsafe fn fill_checked(out: *mut f32, n: usize) {\n" \
+        "    let i = thread::index_1d() as usize;\n    if i < n { put(out, i); }\n}\n"
+    assert lint(other, RULE) == []
+
+
+def test_an_edit_of_the_caller_rechecks_the_helper_through_the_cache():
+    from offload_ls.analysis.cache import AnalysisCache
+    from offload_ls.analysis.engine import analyze_tree
+    from offload_ls.syntax.parse import parse
+
+    guarded = HELPER_KERNEL.replace("put(out, i);", "if i < n { put(out, i); }")
+    cache = AnalysisCache()
+    for text, count in ((HELPER_KERNEL, 1), (guarded, 0), (HELPER_KERNEL, 1)):
+        src = text.encode()
+        found = [f for f in analyze_tree(src, parse(src).root_node, cache=cache).findings if f.rule == RULE]
+        assert len(found) == count

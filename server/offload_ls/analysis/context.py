@@ -19,11 +19,13 @@ from offload_ls.analysis.facts import FileFacts
 from offload_ls.analysis.flow.sources import FlowIndex
 from offload_ls.analysis.model import Kernel, Launch, Span
 from offload_ls.analysis.units import Unit, UnitSummary, split_units, summarize, unit_captures
+from offload_ls.analysis.units.call_args import FN_QUERIES as CALL_ARG_QUERIES
+from offload_ls.analysis.units.call_args import recent
 from offload_ls.syntax.queries import captures, captures_many, matches
 
 #: Queries over one function that the rules share (analysis/flow/thread_flow.py ThreadFlow,
 #: unsafe_in_kernel, host_only_api_in_kernel): run together, once per function per analysis.
-FN_QUERIES = ("dataflow", "thread_index", "global_index", "host_only_api")
+FN_QUERIES = CALL_ARG_QUERIES
 
 
 def file_facts(source: bytes, root: Node, crate=None) -> FileFacts:
@@ -172,7 +174,12 @@ class FileContext:
         key = (fn.start_byte, fn.end_byte)
         found = self._flow_index.get(key)
         if found is None:
-            found = self._flow_index[key] = FlowIndex(fn, self.fn_captures(fn), self.facts.index_helpers)
+            helpers = self.facts.index_helpers
+            made = recent(fn)  # the summary's (units/call_args.py), when no position helper changes it
+            if made is not None and not any(n.encode() in (fn.text or b"") for n in helpers):
+                found = self._flow_index[key] = made[1]
+            else:
+                found = self._flow_index[key] = FlowIndex(fn, self.fn_captures(fn), helpers)
         return found
 
     def fn_captures(self, fn: Node) -> dict[str, dict[str, list[Node]]]:
@@ -181,5 +188,6 @@ class FileContext:
         key = (fn.start_byte, fn.end_byte)
         found = self._fn_caps.get(key)
         if found is None:
-            found = self._fn_caps[key] = captures_many(FN_QUERIES, fn)
+            made = recent(fn)  # run on this node by its unit's summary (units/call_args.py)
+            found = self._fn_caps[key] = made[0] if made is not None else captures_many(FN_QUERIES, fn)
         return found

@@ -155,6 +155,12 @@ def _last_launch(v: UnitView):
     return max(-1, min(v.facts.last_launch_end - start, v.unit.end - start + 1))
 
 
+def _helper_calls(v: UnitView):
+    # what every call of the unit's helpers passes them (texts: no positions)
+    helpers = tuple((name, v.facts.helper_calls(name)) for _, name, _, ki in v.info if ki < 0)
+    return helpers if any(calls for _, calls in helpers) else None
+
+
 def _never(v: UnitView) -> bool:
     return False
 
@@ -193,6 +199,7 @@ PARTS: dict[Fact, Part] = {
     Fact.STATICS: Part(_statics, _when_present, lambda f: (f.module_statics.keys(), f.shared_statics)),
     Fact.KERNEL_PARAMS: Part(_kernel_params, _never, lambda f: f.kernel_param_sigs),
     Fact.LAST_LAUNCH: Part(_last_launch, _when_present, lambda f: f.last_launch_end),
+    Fact.HELPER_CALLS: Part(_helper_calls, _never, lambda f: f.helper_call_table),
 }
 
 

@@ -57,6 +57,9 @@ class Fact(Enum):
     KERNEL_PARAMS = auto()
     #: Where the file's last launch ends (casts after it are not reported).
     LAST_LAUNCH = auto()
+    #: What every call of the unit's helpers (device functions that are no kernel) passes
+    #: them: which arguments are an unguarded position in the launch, the calls' texts.
+    HELPER_CALLS = auto()
 
 
 class Holds(Flag):
@@ -108,4 +111,5 @@ MEMBER_FACTS: dict[str, frozenset[Fact]] = {
     "shared_statics": frozenset({Fact.STATICS}), "module_static_decls": frozenset({Fact.STATICS}),
     "kernel_params_sig": frozenset({Fact.KERNEL_PARAMS}),
     "last_launch_end": frozenset({Fact.LAST_LAUNCH}),
+    "helper_calls": frozenset({Fact.HELPER_CALLS}),
 }

@@ -28,7 +28,7 @@ from offload_ls.analysis.units import ItemFacts, UnitSummary
 #: The position-free facts an analysis may take over from the previous one when every unit's
 #: exports and the crate view are the same (analysis/incremental.py plan's fast path).
 CARRIED = ("semantic_core", "own_semantic_hash", "primary_ecosystem", "kernel_attr_ecosystem", "offload_evidence",
-           "index_helpers",
+           "index_helpers", "helper_call_table",
            "roots", "launched_names",
            "any_cubecl", "all_cube_checked", "has_statics", "shared_statics", "defined", "defined_host",
            "shadowed", "shadowed_heap", "unsafe_names", "fn_names")

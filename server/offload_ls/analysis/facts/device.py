@@ -73,6 +73,36 @@ class DeviceFacts:
         return out
 
     @cached_property
+    def helper_call_table(self) -> dict[str, tuple[tuple[tuple[bool, ...], str, str], ...] | None]:
+        """Function name -> every call of it in the file as (for each argument whether it is an
+        unguarded position in the launch, the call's text, the calling function's name)
+        (analysis/units/call_args.py), or ``None`` when some call is not known so: made by a
+        function whose calls were not followed (its text names no thread index), through a
+        path (``m::f(..)``), or the name is defined more than once. Offset-free."""
+        calls: dict[str, list] = {}
+        blocked: set[str] = set()
+        defined: dict[str, int] = {}
+        for s in self.summaries:
+            for f in s.fns:
+                if f.name:
+                    defined[f.name] = defined.get(f.name, 0) + 1
+                own = {}
+                for name, flags, text in f.index_args:
+                    own.setdefault(name, []).append((flags, text, f.name or ""))
+                for callee in f.callees:
+                    if "::" in callee or callee not in own:
+                        blocked.add(callee.rpartition("::")[2])
+                for name, found in own.items():
+                    calls.setdefault(name, []).extend(found)
+        return {name: None if name in blocked or defined.get(name, 0) != 1 else tuple(found)
+                for name, found in calls.items()}
+
+    def helper_calls(self, name: str) -> tuple[tuple[tuple[bool, ...], str, str], ...] | None:
+        """Every call of the file's function ``name`` (:attr:`helper_call_table`); ``None``
+        when one of them is not known or none is followed."""
+        return self.helper_call_table.get(name)
+
+    @cached_property
     def any_cubecl(self) -> bool:
         """Some kernel of the file is a CubeCL kernel."""
         return any(k.ecosystem is Ecosystem.CUBECL for s in self.summaries for k in s.kernels)

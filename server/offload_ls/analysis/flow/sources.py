@@ -188,6 +188,8 @@ class FlowIndex:
             caps = captures_many(("dataflow", "thread_index", "global_index"), fn)
         flow = caps["dataflow"]
         nested = [(n.start_byte, n.end_byte) for n in flow.get("fn", []) if n != fn]
+        #: the functions nested in this one
+        self.nested_fns = [n for n in flow.get("fn", []) if n != fn]
 
         def own(key: str) -> list[Node]:
             nodes = flow.get(key, [])

@@ -49,7 +49,7 @@ from offload_ls.analysis.index_uses import (
     len_hint,
     static_length,
 )
-from offload_ls.analysis.model import Finding, Level, Span
+from offload_ls.analysis.model import Ecosystem, Finding, Level, Span
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.static_muts import StaticMuts
@@ -71,6 +71,60 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         fn = _function_to_check(ctx, dfn)
         if fn is not None:
             yield from _FunctionCheck(ctx, dfn, fn, fold).findings(seen)
+        if dfn.kernel is None or _cube_helper(ctx, dfn.kernel):
+            yield from _helper_findings(ctx, dfn, fold, seen)
+
+
+def _cube_helper(ctx: FileContext, kernel) -> bool:
+    """Is ``kernel`` a CubeCL ``#[cube(launch_unchecked)]`` function that nothing launches (in
+    the file or its crate): a cube function other kernels call (its launch mode unused)?"""
+    return kernel.ecosystem is Ecosystem.CUBECL and kernel.fn_start not in ctx.facts.cube_checked \
+        and not ctx.facts.all_launches_of(kernel.name)
+
+
+def _helper_findings(ctx: FileContext, dfn, fold, seen: set[tuple[int, int]]) -> Iterator[Finding]:
+    """The indexes of helper ``dfn`` (a device function that is no kernel) computed from a
+    parameter to which every call of the helper in the file passes an unguarded position in
+    the launch (analysis/units/call_args.py; ``FileFacts.helper_calls``), checked against the
+    helper's own guards as if the parameter were the thread index."""
+    calls = ctx.facts.helper_calls(dfn.name)
+    if not calls or ctx.facts.all_cube_checked:
+        return
+    body = ctx.node(dfn.body_span)
+    fn = body.parent if body is not None else None
+    params = _param_names(fn) if fn is not None and fn.type == "function_item" else None
+    if not params or any(len(flags) != len(params) for flags, _, _ in calls):
+        return
+    passed = {p: j for j, p in enumerate(params) if p is not None and all(flags[j] for flags, _, _ in calls)}
+    if not passed:
+        return
+    callers = {caller for _, _, caller in calls}
+    for k in ctx.facts.kernels:
+        if k.name in callers and (k.fn_start in ctx.facts.cube_checked or _one_thread_blocks(ctx, k)):
+            return  # a caller whose positions cannot pass the end
+    flow = ThreadFlow(fn, index=ctx.flow_index(fn))
+    flow._params_by_kind = {k: (names | set(passed) if k in ("all", "global", "position") else names)
+                            for k, names in flow._params_by_kind.items()}
+    flags, call, caller = calls[0]
+    yield from _FunctionCheck(ctx, dfn, fn, fold, flow, (dfn.name, passed, call, caller)).findings(seen)
+
+
+def _param_names(fn: Node) -> list[str | None] | None:
+    """The names of ``fn``'s parameters in order (``None`` for a pattern that is not a
+    name); ``None`` for a method (``self``) or variadic function."""
+    params = fn.child_by_field_name("parameters")
+    if params is None:
+        return None
+    out: list[str | None] = []
+    for p in params.named_children:
+        if p.type == "parameter":
+            pat = p.child_by_field_name("pattern")
+            if pat is not None and pat.type == "mut_pattern":
+                pat = next((c for c in pat.named_children if c.type == "identifier"), None)
+            out.append(node_text(pat) if pat is not None and pat.type == "identifier" else None)
+        elif p.type in ("self_parameter", "variadic_parameter"):
+            return None
+    return out
 
 
 def _function_to_check(ctx: FileContext, dfn) -> Node | None:
@@ -96,11 +150,15 @@ def _function_to_check(ctx: FileContext, dfn) -> Node | None:
 class _FunctionCheck:
     """The index uses of one device function, each checked against the guards above it."""
 
-    def __init__(self, ctx: FileContext, dfn, fn: Node, fold) -> None:
+    def __init__(self, ctx: FileContext, dfn, fn: Node, fold, flow: ThreadFlow | None = None,
+                 via: tuple | None = None) -> None:
         self.ctx, self.dfn, self.fn, self.fold = ctx, dfn, fn, fold
         self.body = ctx.node(dfn.body_span)
         self.profile = ctx.profile(dfn.kernel)
-        self.flow = ThreadFlow(fn, index=ctx.flow_index(fn))
+        self.flow = flow if flow is not None else ThreadFlow(fn, index=ctx.flow_index(fn))
+        #: (helper name, parameter -> position, a call's text, its caller) for a helper whose
+        #: parameters are followed as the thread index (:func:`_helper_findings`)
+        self.via = via
         self.guard_memo: dict = {}  # the guards above each node of this function (analysis/bounds/)
         self.implicit = _dispatch_guards(self.profile, ctx.source[dfn.span.start : dfn.span.end])
         self.holds = _guard_holds_at(self.flow)
@@ -156,8 +214,16 @@ class _FunctionCheck:
             tvars = self.flow.thread_vars(index)
             if built_up(self.flow, [b for _, b in tvars]):
                 continue  # `off += pos / s % n * t` in a loop: its bound is not worked out
+            if self.via is not None and not self._param_in(tvars):
+                continue  # the helper's own thread index: the plain check's
             seen.add(key)
             yield self._finding(use, index, raw, end, guards, length, tvars)
+
+    def _param_in(self, tvars) -> str | None:
+        """The followed parameter (:attr:`via`) an index's thread-derived variables come from."""
+        roots = self.flow.roots([b for _, b in tvars])
+        own = [node_text(i) for i, _ in tvars if node_text(i) in self.via[1]]
+        return own[0] if own else next((p for p in self.via[1] if p in roots), None)
 
     def _may_pass_the_end(self, use: Node, index: Node) -> bool:
         """Does the index grow with a rounded-up grid, into a global buffer, in code that parses?"""
@@ -194,10 +260,13 @@ class _FunctionCheck:
         if end:
             hint = hint.replace(" < ", " <= ", 1)  # a slice's end may equal the length
         weak = _weak_guard(index, guards, self.fold, self.holds, flow)
-        return Finding(rule=NAME, span=Span(index.start_byte, index.end_byte),
-                       message=message(var, node_text(use), raw or self.profile.raw_indexing, hint, weak,
-                                       buffer_name(use), length,
-                                       block=bool(tvars) and block_only(flow, tvars[0][0])))
+        text = message(var, node_text(use), raw or self.profile.raw_indexing, hint, weak, buffer_name(use), length,
+                       block=bool(tvars) and block_only(flow, tvars[0][0]))
+        if self.via is not None:
+            helper, _, call, caller = self.via
+            text = (f"`{self._param_in(tvars)}` is a parameter of `{helper}`, and every call of `{helper}` in the "
+                    f"file passes it a thread index that no check bounds (`{call}` in `{caller}`): " + text)
+        return Finding(rule=NAME, span=Span(index.start_byte, index.end_byte), message=text)
 
 
 def _range_outside(rng: Node, guards, fold, use: Node, in_bounds, definitions, resolve) -> tuple[Node, bool] | None:
@@ -391,6 +460,7 @@ RULE = Rule(
     summary="index computed from the thread index is used without a bounds check",
     check=check,
     reads=frozenset({Fact.SEMANTIC, Fact.CUBECL, Fact.DEVICE_CODE, Fact.HELPER_ECOSYSTEM,
-                     Fact.INDEX_HELPERS, Fact.STATICS}),
+                     Fact.INDEX_HELPERS, Fact.STATICS, Fact.HELPER_CALLS,
+                     Fact.LAUNCHED}),
     needs=Holds.DEVICE_FNS,
 )

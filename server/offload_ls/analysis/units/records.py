@@ -39,6 +39,9 @@ class FnRec:
     #: the type of the ``impl`` block it is a method of (its last path segment: ``Complex``
     #: for ``impl Complex`` and ``impl Add for Complex``), ``""`` for a free function
     owner: str = ""
+    #: its calls of functions by plain name with which arguments are an unguarded position in
+    #: the launch (analysis/units/call_args.py ``index_args``): a helper's callers
+    index_args: tuple = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +169,8 @@ def exports(kernels, launches, fns, statics, shadowed, defined, unsafe_names, fn
     return (
         tuple((k.name, k.ecosystem, tuple((p.kind, p.transfer) for p in k.params), k.body_span is not None,
                fn_index.get(k.fn_start, -1), k.fn_start in cube) for k in kernels),
-        tuple((f.name, f.callees, f.gated, f.host, f.module, f.body is not None, f.position, f.owner) for f in fns),
+        tuple((f.name, f.callees, f.gated, f.host, f.module, f.body is not None, f.position, f.owner, f.index_args)
+              for f in fns),
         tuple((la.kernel, la.total_threads) for la in launches),
         tuple((s.name, s.module_level, s.shared) for s in statics),
         shadowed, defined, unsafe_names, fn_names,

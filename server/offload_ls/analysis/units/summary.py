@@ -18,6 +18,7 @@ from offload_ls.analysis.launches import launches_from_captures
 from offload_ls.analysis.model import Span
 from offload_ls.analysis.suppress import comment_record
 from offload_ls.analysis.transfer import type_shape
+from offload_ls.analysis.units.call_args import generic_calls, index_args, names_thread_index
 from offload_ls.analysis.units.captures import marker_captures
 from offload_ls.analysis.units.gates import attr_ranges, gated_ranges
 from offload_ls.analysis.units.items import (
@@ -66,7 +67,8 @@ def summarize(unit: Unit, caps: dict[str, dict[str, list[Node]]], source: bytes,
     fn_nodes = anchors.get("fn", [])
     gated, host = _code_ranges(unit, caps.get("cfg_attributes", empty), anchors.get("attr", []), memo)
     callee_nodes = caps.get("calls", empty).get("callee", [])
-    fns, callee_texts = _fn_records(unit, fn_nodes, callee_nodes, gated, host)
+    generic = caps.get("calls", empty).get("generic_callee", [])
+    fns, callee_texts = _fn_records(unit, fn_nodes, callee_nodes, gated, host, generic)
 
     statics = _statics(caps.get("static_mut", empty).get("name", []))
     items = item_facts(caps.get("items", empty), anchors, fn_nodes, unit)
@@ -123,7 +125,8 @@ def _code_ranges(unit: Unit, cfg_caps: dict[str, list[Node]], attrs: list[Node],
 
 
 def _fn_records(unit: Unit, fn_nodes: list[Node], callee_nodes: list[Node], gated: list[tuple[int, int, str]],
-                host_ranges: list[tuple[int, int]]) -> tuple[tuple[FnRec, ...], list[str] | None]:
+                host_ranges: list[tuple[int, int]], generic: list[Node] = ()
+                ) -> tuple[tuple[FnRec, ...], list[str] | None]:
     """The unit's :class:`FnRec` records, and the callees' texts (:func:`_callee_text`) when
     a function body needed them (else ``None``)."""
     module = unit_module(unit)
@@ -134,6 +137,7 @@ def _fn_records(unit: Unit, fn_nodes: list[Node], callee_nodes: list[Node], gate
         name = fn.child_by_field_name("name")
         body = fn.child_by_field_name("body")
         called: tuple[str, ...] = ()
+        args: tuple = ()
         if body is not None and callee_nodes:
             if callee_texts is None:
                 callee_texts = [_callee_text(c) for c in callee_nodes]
@@ -141,13 +145,25 @@ def _fn_records(unit: Unit, fn_nodes: list[Node], callee_nodes: list[Node], gate
             hi = bisect.bisect_left(callee_starts, body.end_byte, lo)
             called = tuple(dict.fromkeys(callee_texts[i] for i in range(lo, hi)
                                          if callee_nodes[i].end_byte <= body.end_byte))
+            args = _call_args(fn, body, callee_nodes[lo:hi], generic)
+        elif body is not None and generic:
+            args = _call_args(fn, body, [], generic)
         s, e = fn.start_byte, fn.end_byte
         why = next((why for gs, ge, why in gated if gs <= s and e <= ge), "")
         host = not why and any(hs <= s and e <= he for hs, he in host_ranges)
         fns.append(FnRec(s, e, node_text(name) if name is not None else None,
                          Span(body.start_byte, body.end_byte) if body is not None else None, called, why,
-                         host, module, position_kinds(fn, body) if body is not None else _NONE, impl_owner(fn)))
+                         host, module, position_kinds(fn, body) if body is not None else _NONE, impl_owner(fn), args))
     return tuple(fns), callee_texts
+
+
+def _call_args(fn: Node, body: Node, callees: list[Node], generic: list[Node]) -> tuple:
+    """:attr:`FnRec.index_args` of ``fn`` (analysis/units/call_args.py): its calls followed
+    when its text names a thread index, else only its generic calls, as not followed."""
+    inside = [c for c in generic if body.start_byte <= c.start_byte and c.end_byte <= body.end_byte]
+    if (callees or inside) and names_thread_index(fn):
+        return index_args(fn, body, [c for c in callees if c.end_byte <= body.end_byte], inside)
+    return generic_calls(inside) if inside else ()
 
 
 def _statics(names: list[Node]) -> tuple[StaticDecl, ...]:
