@@ -91,14 +91,13 @@ def test_build_and_run_source_actions_on_a_kernel():
 
     from offload_ls.analysis.engine import analyze_source
     from offload_ls.analysis.model import Span
-    from offload_ls.lsp.commands import GpuCommands
+    from offload_ls.lsp.kernel_views import source_actions
 
     analysis = analyze_source(SRC.encode())
-    doc = SimpleNamespace(uri="file:///k.rs")
-    gpu = GpuCommands(server=None)
-    actions = gpu.code_actions(doc, analysis, Span(30, 30))
+    doc = SimpleNamespace(uri="file:///k.rs", analysis=analysis)
+    actions = source_actions(doc, Span(30, 30))
     assert [(a.title, a.kind, a.command.command, a.command.arguments) for a in actions] == [
         ("Build for GPU", "source.offload-ls.build", "offload-ls.build", [{"uri": "file:///k.rs"}]),
         ("Run on GPU", "source.offload-ls.run", "offload-ls.run", [{"uri": "file:///k.rs"}])]
     end = len(SRC.encode())
-    assert gpu.code_actions(doc, analysis, Span(end, end)) == []
+    assert source_actions(doc, Span(end, end)) == []

@@ -29,6 +29,7 @@ from lsprotocol import types
 from offload_ls.analysis.model import Ecosystem
 from offload_ls.lsp.documents import uri_path
 from offload_ls.lsp.positions import to_range
+from offload_ls.lsp.session import DocumentSnapshot
 
 if TYPE_CHECKING:
     from offload_ls.lsp.commands import GpuCommands
@@ -48,24 +49,17 @@ class AssemblyArgs:
     format: str | None = None
 
 
-def client_has_view(server) -> bool:
-    """True when the client declared ``offload-ls.showAssembly`` among its commands."""
-    experimental = server.client_capabilities.experimental if server.client_capabilities else None
-    commands = ((experimental or {}).get("commands") or {}).get("commands") if isinstance(experimental, dict) else None
-    return isinstance(commands, list) and SHOW_ASSEMBLY in commands
-
-
 #: Kernels whose crate offload-ls's own pipeline compiles (rustc offload); Rust-CUDA, rust-gpu,
 #: CubeCL, krnl and cuda-oxide kernels are built by their own toolchains.
 _OWN_PIPELINE = (Ecosystem.OFFLOAD, Ecosystem.GPU_KERNEL_ABI)
 
 
-def lenses(server, doc) -> list[types.CodeLens]:
+def lenses(doc: DocumentSnapshot) -> list[types.CodeLens]:
     """A "Show PTX" lens on each rustc-offload kernel's name (when the client can show it)."""
     kernels = [k for k in doc.analysis.kernels if k.ecosystem in _OWN_PIPELINE]
-    if doc.path is None or not kernels or not client_has_view(server):
+    if doc.path is None or not kernels or not doc.client.assembly_view:
         return []
-    title = "Show assembly" if (server.session.settings.gpuTarget or "").startswith("amdgcn") else "Show PTX"
+    title = "Show assembly" if (doc.settings.gpuTarget or "").startswith("amdgcn") else "Show PTX"
     return [types.CodeLens(range=to_range(doc.line_index, k.name_span, doc.encoding),
                            command=types.Command(title, SHOW_ASSEMBLY, arguments=[{"uri": doc.uri, "kernel": k.name}]))
             for k in kernels]

@@ -1,5 +1,6 @@
-"""Build and run from the editor: ``workspace/executeCommand`` handlers, code lenses,
-run reports and kernel resources.
+"""Build and run from the editor: the ``workspace/executeCommand`` handlers. A finished
+build's resources and PTX counts and a run's report go to the session's per-crate results
+(lsp/crate_state.py), which lsp/kernel_views.py shows as code lenses and hover.
 
 Commands (arguments are one JSON object, typed below):
 
@@ -29,9 +30,6 @@ import attrs
 from lsprotocol import types
 
 from offload_ls.gpu.launch import RunReport
-from offload_ls.gpu.profile import ProfileReport
-from offload_ls.gpu.ptx_perf import PtxKernelPerf
-from offload_ls.gpu.resources import KernelResources
 from offload_ls.gpu.targets import select_target
 from offload_ls.lsp.documents import uri_path
 from offload_ls.toolchain.doctor import HOST_ONLY
@@ -102,17 +100,11 @@ def register_command_args(converter) -> None:
 
 
 class GpuCommands:
-    """Build/run state of the server (``server.gpu``): last run reports and kernel
-    resources per crate, running jobs (one per crate)."""
+    """Build, run and profile from the editor (``server.gpu``): the running jobs (one per
+    crate); each finished job's figures go to the session (:meth:`Session.record`)."""
 
     def __init__(self, server: "OffloadLanguageServer") -> None:
         self.server = server
-        self.reports: dict[Path, RunReport] = {}
-        self.resources: dict[Path, list[KernelResources]] = {}
-        #: manifest -> per-kernel counts from the last build's PTX (gpu/ptx_perf.py)
-        self.ptx_perf: dict[Path, list[PtxKernelPerf]] = {}
-        #: manifest -> the last profile (lsp/profile.py)
-        self.profiles: dict[Path, ProfileReport] = {}
         self.jobs: dict[Path, CancelToken] = {}
 
     # ------------------------------------------------------------------ helpers
@@ -174,8 +166,7 @@ class GpuCommands:
         to answer when nothing ran (cancelled during the build, or the build failed), else ``None``."""
         self.finish(token, manifest, "no run" if rep is None else
                      "cancelled" if rep.cancelled else ("ok" if rep.ok else "failed"))
-        self.resources[manifest] = built.resources
-        self.ptx_perf[manifest] = built.ptx_perf
+        self.server.session.record(manifest, resources=tuple(built.resources), ptx_perf=tuple(built.ptx_perf))
         if rep is not None:
             return None
         if built.cancelled:
@@ -224,8 +215,7 @@ class GpuCommands:
             return refusal
         self.finish(token, manifest, "cancelled" if outcome.cancelled else ("done" if outcome.ok else "failed"))
         # a failed build removed the binary the old figures were of: they go too
-        self.resources[manifest] = outcome.resources
-        self.ptx_perf[manifest] = outcome.ptx_perf
+        self.server.session.record(manifest, resources=tuple(outcome.resources), ptx_perf=tuple(outcome.ptx_perf))
         for d in outcome.diagnostics:
             self.server.log(f"[build] {d.level}: {d.message} [{d.source}]", types.MessageType.Warning)
         for r in outcome.resources:
@@ -278,7 +268,7 @@ class GpuCommands:
         refusal = self.after_build_and_run(token, manifest, outcome.build, rep, "run", "run")
         if refusal is not None:
             return refusal
-        self.reports[manifest] = rep
+        self.server.session.record(manifest, run=rep)
         self.server.log(rep.render(), types.MessageType.Info if rep.ok else types.MessageType.Warning)
         if rep.cancelled:
             self.server.show(f"offload-ls: the run of {manifest.parent.name} was cancelled", types.MessageType.Info)
@@ -293,7 +283,7 @@ class GpuCommands:
 
     def show_report(self, args: UriArgs) -> dict:
         manifest = self._crate(args.uri)
-        rep = self.reports.get(manifest) if manifest else None
+        rep = self.server.session.result_of(manifest).run
         if rep is None:
             return {"ok": False, "error": "no run yet: use offload-ls.run first"}
         self.server.log(rep.render())
@@ -329,24 +319,6 @@ class GpuCommands:
             return {"ok": False, "error": "nothing is running for this crate"}
         token.cancel()
         return {"ok": True}
-
-    # ------------------------------------------------------------------ lenses and hover
-
-
-
-    def code_actions(self, doc, analysis, span) -> list[types.CodeAction]:
-        """"Build for GPU" / "Run on GPU" when the range touches a kernel or a launch."""
-        touches = [k.span for k in analysis.kernels] + [la.span for la in analysis.launches]
-        if not any(t.start <= span.end and span.start <= t.end for t in touches):
-            return []
-        arg = [{"uri": doc.uri}]
-        return [types.CodeAction(title="Build for GPU", kind=types.CodeActionKind.Source + ".offload-ls.build",
-                                 command=types.Command(title="Build for GPU", command=BUILD, arguments=arg)),
-                types.CodeAction(title="Run on GPU", kind=types.CodeActionKind.Source + ".offload-ls.run",
-                                 command=types.Command(title="Run on GPU", command=RUN, arguments=arg))]
-
-
-
 
 
 def report_json(rep: RunReport) -> dict:

@@ -13,28 +13,24 @@ from __future__ import annotations
 import logging
 import sys
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from offload_ls.analysis.model import Span
+from offload_ls.lsp.crate_state import CrateCheck, compiler_diagnostics
 from offload_ls.lsp.positions import to_range
-from offload_ls.lsp.session import DocumentSnapshot
 from offload_ls.syntax.text import LineIndex
 from offload_ls.toolchain.compile import CheckResult
 from offload_ls.toolchain.diagnostics import SpanRef
 from offload_ls.toolchain.plan import Plan
 from offload_ls.toolchain.service import CompileService, ProgressEvent
-from offload_ls.toolchain.transfer_check import ArgPlan
-from offload_ls.toolchain.transfer_plan import KernelTransfers, decode_map_type, human_bytes
 from offload_ls.workflow.check import (
     CompilerMessage,
     check_plan_for,
     crate_check,
     crate_uses_offload,
-    launch_arg_plans,
     package_line_span,
     transfer_findings,
 )
@@ -55,16 +51,6 @@ _SEVERITY = {
 
 
 
-@dataclass
-class CrateResults:
-    """The newest delivered check of one crate: diagnostics per URI, quick fixes, transfers."""
-
-    generation: int = 0
-    diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
-    fixes: dict[str, list[tuple[types.Diagnostic, list[types.TextEdit]]]] = field(default_factory=dict)
-    transfers: dict[str, KernelTransfers] = field(default_factory=dict)
-
-
 class CompileFeature:
     """State and logic of compile-on-save, owned by the server (``server.compiles``)."""
 
@@ -72,7 +58,6 @@ class CompileFeature:
         self.server = server
         self.service = CompileService(self._make_plan, self._on_result, self._on_error,
                                       self._on_progress, debounce_s=0.3)
-        self.results: dict[Path, CrateResults] = {}
         self._told_untrusted: set[Path] = set()
         self._told_no_kernels: set[Path] = set()
 
@@ -108,7 +93,8 @@ class CompileFeature:
     def on_manifest_changed(self, manifest: Path) -> None:
         """A Cargo.toml changed: re-check its crate if it was checked before (trusted)."""
         session = self.server.session
-        if session.settings.checkOnSave and manifest in self.results and session.trusted(manifest):
+        checked = session.result_of(manifest).check is not None
+        if session.settings.checkOnSave and checked and session.trusted(manifest):
             self.service.request(manifest)
 
     def stop_untrusted(self) -> set[Path]:
@@ -154,13 +140,13 @@ class CompileFeature:
         self.server.log(f"offload check of {manifest.parent} not run: {message}", types.MessageType.Warning)
         diag = types.Diagnostic(range=self._manifest_range(manifest), message=f"offload check not run: {message}",
                                 severity=types.DiagnosticSeverity.Warning, source="offload-ls")
-        self._replace(manifest, CrateResults(diagnostics={manifest.as_uri(): [diag]}))
+        self._replace(manifest, CrateCheck(diagnostics={manifest.as_uri(): [diag]}))
 
     # ------------------------------------------------------------------ results
 
     async def _on_result(self, manifest: Path, generation: int, result: CheckResult) -> None:
         checked = crate_check(manifest, manifest.parent.name, result)
-        new = CrateResults(generation=generation, transfers=checked.transfers)
+        new = CrateCheck(generation=generation, transfers=checked.transfers)
         indexes: dict[Path, LineIndex | None] = {}
         for message in checked.messages:
             diag = self._diagnostic(message, indexes)
@@ -177,9 +163,9 @@ class CompileFeature:
                         + (f", failed passes: {', '.join(failed)}" if failed else "")
                         + f" ({checked.seconds:.1f} s)")
 
-    def _replace(self, manifest: Path, new: CrateResults) -> None:
-        old = self.results.get(manifest)
-        self.results[manifest] = new
+    def _replace(self, manifest: Path, new: CrateCheck) -> None:
+        old = self.server.session.result_of(manifest).check
+        self.server.session.record(manifest, check=new)
         touched = set(new.diagnostics) | (set(old.diagnostics) if old else set())
         for uri in touched:
             self.server.republish(uri)
@@ -240,18 +226,7 @@ class CompileFeature:
 
     # ------------------------------------------------------------------ transfer plan
 
-    def transfers_for(self, path: Path | None) -> dict[str, KernelTransfers]:
-        if path is None:
-            return {}
-        manifest = self.manifest_for(path)
-        res = self.results.get(manifest) if manifest else None
-        return res.transfers if res else {}
-
-    def arg_plans(self, path: Path | None, analysis) -> list[tuple[object, list[ArgPlan]]]:
-        """(launch, argument plans) for each launch of the file whose kernel the host IR maps."""
-        return launch_arg_plans(analysis, self.transfers_for(path))
-
-    async def _add_transfer_findings(self, results: CrateResults, manifest: Path) -> None:
+    async def _add_transfer_findings(self, results: CrateCheck, manifest: Path) -> None:
         """Disagreements between source types and the compiled map types, at each launch
         argument of the crate's open documents (their analyses are awaited, never
         computed on the event loop's thread)."""
@@ -268,67 +243,8 @@ class CompileFeature:
                     range=to_range(doc.line_index, f.span, self.server.session.encoding), message=f.message,
                     severity=types.DiagnosticSeverity.Warning, code=f.rule, source=f.source))
 
-    def inlay_hints(self, doc: DocumentSnapshot, wanted: Span) -> list[types.InlayHint]:
-        """``→ 4 KiB`` / ``⇄ 4 KiB`` / ``by value`` before each launch argument."""
-        hints = []
-        for launch, plans in self.arg_plans(doc.path, doc.analysis):
-            if launch.span.end < wanted.start or launch.span.start > wanted.end:
-                continue
-            for ap in plans:
-                if ap.transfer is None:
-                    continue
-                pos = to_range(doc.line_index, ap.arg.span, self.server.session.encoding).start
-                t = ap.transfer
-                tip = (f"{t.bytes} bytes; map types begin {decode_map_type(t.begin) or ['none']}, "
-                       f"kernel {decode_map_type(t.kernel) or ['none']}, end {decode_map_type(t.end) or ['none']}")
-                hints.append(types.InlayHint(position=pos, label=t.hint + ":", kind=types.InlayHintKind.Parameter,
-                                             padding_right=True, tooltip=tip))
-        return hints
-
-    def hover_table(self, doc: DocumentSnapshot, launch) -> str | None:
-        """Markdown table of what the compiled host code copies for ``launch``."""
-        for lch, plans in self.arg_plans(doc.path, doc.analysis):
-            if lch is not launch and lch.span != launch.span:
-                continue
-            rows = ["", "**Compiled transfer plan** (host pass IR):", "",
-                    "| argument | to device | back to host | map types (begin/kernel/end) |", "|---|---|---|---|"]
-            to_dev = back = 0
-            for ap in plans:
-                t = ap.transfer
-                if t is None:
-                    continue
-                td = human_bytes(t.bytes) if t.to_device else ("by value" if t.literal else "—")
-                fd = human_bytes(t.bytes) if t.from_device else "—"
-                to_dev += t.bytes if t.to_device else 0
-                back += t.bytes if t.from_device else 0
-                rows.append(f"| `{ap.arg.text}` | {td} | {fd} | {t.begin:#x} / {t.kernel:#x} / {t.end:#x} |")
-            rows.append(f"| **total** | **{human_bytes(to_dev)}** | **{human_bytes(back)}** | |")
-            problems = [f"- ⚠ {ap.problem}" for ap in plans if ap.problem]
-            return "\n".join(rows + ([""] + problems if problems else []))
-        return None
-
     # ------------------------------------------------------------------ for the server
 
     def diagnostics_for(self, uri: str) -> list[types.Diagnostic]:
-        out: list[types.Diagnostic] = []
-        for res in self.results.values():
-            out += res.diagnostics.get(uri, [])
-        return out
-
-    def code_actions(self, uri: str, rng: types.Range) -> list[types.CodeAction]:
-        """MachineApplicable compiler suggestions overlapping ``rng``, as quick fixes."""
-        actions = []
-        for res in self.results.values():
-            for diag, edits in res.fixes.get(uri, []):
-                if _overlaps(diag.range, rng):
-                    actions.append(types.CodeAction(
-                        title=f"Apply compiler suggestion: {diag.message.splitlines()[0]}",
-                        kind=types.CodeActionKind.QuickFix, diagnostics=[diag],
-                        edit=types.WorkspaceEdit(changes={uri: edits})))
-        return actions
-
-
-def _overlaps(a: types.Range, b: types.Range) -> bool:
-    def key(p: types.Position) -> tuple[int, int]:
-        return (p.line, p.character)
-    return not (key(a.end) < key(b.start) or key(b.end) < key(a.start))
+        """Every crate's newest compiler diagnostics in ``uri``."""
+        return compiler_diagnostics(self.server.session.results, uri)

@@ -1,15 +1,16 @@
 """What the last build, run and profile say about a file's kernels, as code lenses and hover
 text: "▶ Run on GPU" / "Build" / "Profile on GPU" on ``fn main`` of files that launch kernels;
 "Build for GPU", the last run's launches and bytes, the profile's figures and the compiled
-PTX's counts on each kernel; its resources (``ptxas -v``) and PTX figures in hover.
+PTX's counts on each kernel; its resources (``ptxas -v``) and PTX figures in hover; Build /
+Run as source actions. Functions of a :class:`~offload_ls.lsp.session.DocumentSnapshot`,
+whose ``crate`` holds the crate's last build, run and profile.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
+from offload_ls.analysis.model import Span
 from offload_ls.gpu.ptx_perf import PtxKernelPerf
 from offload_ls.lsp import assembly, profile
 from offload_ls.lsp.commands import BUILD, REPORT, RUN
@@ -17,13 +18,8 @@ from offload_ls.lsp.positions import to_range
 from offload_ls.lsp.session import DocumentSnapshot
 from offload_ls.toolchain.transfer_plan import human_bytes
 
-if TYPE_CHECKING:
-    from pathlib import Path
 
-    from offload_ls.lsp.commands import GpuCommands
-
-
-def code_lenses(gpu: "GpuCommands", doc: DocumentSnapshot) -> list[types.CodeLens]:
+def code_lenses(doc: DocumentSnapshot) -> list[types.CodeLens]:
     """"▶ Run on GPU" / "Build" above ``fn main`` of files that launch kernels, and
     "Build for GPU" plus the last run's figures above each kernel."""
     if doc.path is None:
@@ -32,17 +28,16 @@ def code_lenses(gpu: "GpuCommands", doc: DocumentSnapshot) -> list[types.CodeLen
     enc = doc.encoding
     lenses = []
     uri = doc.uri
-    manifest = gpu.server.session.manifest_for(doc.path)
     if analysis.launches:
         main = find_main(doc.root)
         if main is not None:
             rng = to_range(doc.line_index, main, enc)
             lenses += [types.CodeLens(range=rng, command=types.Command("▶ Run on GPU", RUN, arguments=[{"uri": uri}])),
                        types.CodeLens(range=rng, command=types.Command("Build", BUILD, arguments=[{"uri": uri}])),
-                       *profile.main_lenses(gpu, uri, manifest, rng)]
-    rep = gpu.reports.get(manifest) if manifest else None
+                       *profile.main_lenses(doc.crate, uri, rng)]
+    rep = doc.crate.run
     per_kernel = rep.log.per_kernel() if rep else {}
-    profiled = profile.figures(gpu, manifest)
+    profiled = profile.figures(doc.crate)
     for k in analysis.kernels:
         rng = to_range(doc.line_index, k.name_span, enc)
         lenses.append(types.CodeLens(range=rng,
@@ -56,13 +51,13 @@ def code_lenses(gpu: "GpuCommands", doc: DocumentSnapshot) -> list[types.CodeLen
         lens = profile.kernel_lens(profiled, uri, k.name, rng)
         if lens is not None:
             lenses.append(lens)
-        for perf in instances(gpu.ptx_perf.get(manifest, []) if manifest else [], k.name):
+        for perf in instances(doc.crate.ptx_perf, k.name):
             if perf.unfused or perf.bounds_checks:
-                lenses.append(ptx_lens(gpu, perf, k.name, uri, rng))
-    return lenses + assembly.lenses(gpu.server, doc)
+                lenses.append(ptx_lens(doc, perf, k.name, rng))
+    return lenses + assembly.lenses(doc)
 
 
-def ptx_lens(gpu: "GpuCommands", perf: PtxKernelPerf, kernel: str, uri: str, rng) -> types.CodeLens:
+def ptx_lens(doc: DocumentSnapshot, perf: PtxKernelPerf, kernel: str, rng) -> types.CodeLens:
     """The compiled kernel's figures (gpu/ptx_perf.py) as a lens on ``kernel``; it opens the
     PTX where the client can show it. A generic kernel's instantiation is named."""
     parts = []
@@ -73,27 +68,41 @@ def ptx_lens(gpu: "GpuCommands", perf: PtxKernelPerf, kernel: str, uri: str, rng
                      f"(fp-contract = \"fast\" fuses them)")
     head = "PTX" if perf.kernel == kernel else f"PTX {perf.kernel}"
     title = f"{head}: " + " · ".join(parts)
+    uri = doc.uri
     cmd = (types.Command(title, assembly.SHOW_ASSEMBLY, arguments=[{"uri": uri, "kernel": perf.kernel}])
-           if assembly.client_has_view(gpu.server) else types.Command(title, BUILD, arguments=[{"uri": uri}]))
+           if doc.client.assembly_view else types.Command(title, BUILD, arguments=[{"uri": uri}]))
     return types.CodeLens(range=rng, command=cmd)
 
 
-def resources_markdown(gpu: "GpuCommands", path: "Path | None", kernel: str) -> str | None:
+def resources_markdown(doc: DocumentSnapshot, kernel: str) -> str | None:
     """Hover text of a kernel: the last build's resources and PTX figures, the last profile's."""
-    manifest = gpu.server.session.manifest_for(path) if path else None
     text = ""
-    for r in instances(gpu.resources.get(manifest, []) if manifest else [], kernel):
+    for r in instances(doc.crate.resources, kernel):
         warn = "\n\n⚠ spills registers to local memory" if r.spills else ""
         text += f"\n\n**Resources** (ptxas -v, last build): {r.summary()}{warn}"
-    for perf in instances(gpu.ptx_perf.get(manifest, []) if manifest else [], kernel):
+    for perf in instances(doc.crate.ptx_perf, kernel):
         text += f"\n\n**PTX** (last build): {perf.summary()}"
         if perf.advice():
             text += f"\n\n⚠ {perf.advice()}"
-    text += profile.hover_markdown(gpu, manifest, kernel)
+    text += profile.hover_markdown(doc.crate, kernel)
     return text or None
 
 
-def instances(items: list, kernel: str) -> list:
+def source_actions(doc: DocumentSnapshot, span: Span) -> list[types.CodeAction]:
+    """"Build for GPU" / "Run on GPU" as source actions when the byte ``span`` touches a
+    kernel or a launch."""
+    analysis = doc.analysis
+    touches = [k.span for k in analysis.kernels] + [la.span for la in analysis.launches]
+    if not any(t.start <= span.end and span.start <= t.end for t in touches):
+        return []
+    arg = [{"uri": doc.uri}]
+    return [types.CodeAction(title="Build for GPU", kind=types.CodeActionKind.Source + ".offload-ls.build",
+                             command=types.Command(title="Build for GPU", command=BUILD, arguments=arg)),
+            types.CodeAction(title="Run on GPU", kind=types.CodeActionKind.Source + ".offload-ls.run",
+                             command=types.Command(title="Run on GPU", command=RUN, arguments=arg))]
+
+
+def instances(items, kernel: str) -> list:
     """The entries of ``items`` (with a ``kernel`` symbol name) that belong to the source kernel
     ``kernel``: itself, or the instantiations of a generic one, which the lowering names
     ``<kernel>__<type>`` (``scale__f32``; docs/upstream-offload.md)."""
@@ -102,8 +111,6 @@ def instances(items: list, kernel: str) -> list:
 
 def find_main(root):
     """Span of the name of a top-level ``fn main`` (or ``None``)."""
-    from offload_ls.analysis.model import Span
-
     for child in root.children:
         if child.type == "function_item":
             name = child.child_by_field_name("name")

@@ -15,13 +15,13 @@ roofline's reading, and ``fn main`` gets the runtime's totals. "Profile on GPU" 
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
 from lsprotocol import types
 
 from offload_ls.gpu.profile import KernelSummary, ProfileReport, per_kernel, render
+from offload_ls.lsp.crate_state import CrateState
 
 if TYPE_CHECKING:
     from offload_ls.lsp.commands import GpuCommands
@@ -60,8 +60,7 @@ async def profile(gpu: "GpuCommands", args: ProfileArgs) -> dict:
     refusal = gpu.after_build_and_run(token, manifest, outcome.build, rep, "profile", "profiled")
     if refusal is not None:
         return refusal
-    gpu.reports[manifest] = rep
-    gpu.profiles[manifest] = prof
+    gpu.server.session.record(manifest, run=rep, profile=prof)
     text = render(prof) + "\n\n" + rep.render()
     gpu.server.log(text, types.MessageType.Info if rep.ok else types.MessageType.Warning)
     kernels = per_kernel(prof)
@@ -73,11 +72,11 @@ async def profile(gpu: "GpuCommands", args: ProfileArgs) -> dict:
     return {"ok": rep.ok, "report": text, "profile": prof.to_json(), "run": rep.to_json()}
 
 
-def main_lenses(gpu: "GpuCommands", uri: str, manifest: Path | None, rng: types.Range) -> list[types.CodeLens]:
-    """"Profile on GPU" on ``fn main`` (range ``rng``), and the runtime's totals of the last
-    profile of the crate."""
+def main_lenses(crate: CrateState, uri: str, rng: types.Range) -> list[types.CodeLens]:
+    """"Profile on GPU" on ``fn main`` (range ``rng``), and the runtime's totals of the
+    crate's last profile."""
     out = [types.CodeLens(range=rng, command=types.Command("Profile on GPU", PROFILE, arguments=[{"uri": uri}]))]
-    prof: ProfileReport | None = gpu.profiles.get(manifest) if manifest else None
+    prof: ProfileReport | None = crate.profile
     rt = prof.runtime if prof is not None else None
     if rt is not None:
         title = (f"last profile ({prof.source}): kernels {rt.kernel_launches[1] / 1e3:.2f} ms, copies "
@@ -86,9 +85,9 @@ def main_lenses(gpu: "GpuCommands", uri: str, manifest: Path | None, rng: types.
     return out
 
 
-def figures(gpu: "GpuCommands", manifest: Path | None) -> dict[str, KernelSummary]:
-    """Kernel name -> the last profile's figures of the crate (empty without a profile)."""
-    prof = gpu.profiles.get(manifest) if manifest else None
+def figures(crate: CrateState) -> dict[str, KernelSummary]:
+    """Kernel name -> the crate's last profile's figures (empty without a profile)."""
+    prof = crate.profile
     return per_kernel(prof) if prof is not None else {}
 
 
@@ -101,10 +100,10 @@ def kernel_lens(figures: dict[str, KernelSummary], uri: str, kernel: str, rng: t
     return types.CodeLens(range=rng, command=types.Command(s.lens_title(), PROFILE, arguments=[{"uri": uri}]))
 
 
-def hover_markdown(gpu: "GpuCommands", manifest: Path | None, kernel: str) -> str:
+def hover_markdown(crate: CrateState, kernel: str) -> str:
     """The last profile's figures of ``kernel`` as Markdown (``""`` when it was not profiled)."""
-    s = figures(gpu, manifest).get(kernel)
+    s = figures(crate).get(kernel)
     if s is None:
         return ""
-    prof = gpu.profiles[manifest]
+    prof = crate.profile
     return f"\n\n**Profile** ({prof.source}" + (f", {prof.gpu}" if prof.gpu else "") + ", last run):\n" + s.markdown()

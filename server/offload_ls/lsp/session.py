@@ -24,6 +24,7 @@ import attrs
 
 from offload_ls.analysis.engine import FileAnalysis
 from offload_ls.lsp.config import CargoCache, merge_levels
+from offload_ls.lsp.crate_state import NOTHING, ClientView, CrateState, compiler_fixes
 from offload_ls.lsp.documents import Document, DocumentStore
 from offload_ls.settings import Settings
 from offload_ls.syntax.text import Encoding, LineIndex
@@ -49,6 +50,11 @@ class DocumentSnapshot:
             later edits of the document do not move its nodes).
         analysis: the rules' result for exactly this text.
         encoding: the session's position encoding (``utf-8`` / ``utf-16`` / ``utf-32``).
+        manifest: the Cargo.toml of the document's crate (``None``: no crate).
+        crate: that crate's newest check, build, run and profile (lsp/crate_state.py).
+        compiler_fixes: the compiler's MachineApplicable suggestions in this document, from
+            the newest check of every crate (diagnostic, edits).
+        settings: the session's settings. client: what the client can show.
     """
 
     uri: str
@@ -59,6 +65,11 @@ class DocumentSnapshot:
     tree: object
     analysis: FileAnalysis
     encoding: Encoding
+    manifest: Path | None = None
+    crate: CrateState = NOTHING
+    compiler_fixes: tuple = ()
+    settings: Settings = attrs.field(factory=Settings)
+    client: ClientView = ClientView()
 
     @property
     def root(self):
@@ -106,6 +117,9 @@ class Session:
         failures_logged: file label -> the rules whose failure on it was logged (once each).
         toolchain: the doctor's report per toolchain settings (lsp/toolchain_state.py; set
             by the server). progress: the ``$/progress`` tokens.
+        results: Cargo.toml -> the crate's newest check, build, run and profile
+            (lsp/crate_state.py; replaced as a whole by :meth:`record`).
+        client: what the client can show (set at ``initialize``).
     """
 
     def __init__(self, roots: Callable[[], list[Path]], on_problem: Callable[[str], None] | None = None) -> None:
@@ -125,6 +139,8 @@ class Session:
         self.failures_logged: dict[str, set[str]] = {}
         self.toolchain: ToolchainState | None = None
         self.progress = ProgressTokens()
+        self.results: dict[Path, CrateState] = {}
+        self.client = ClientView()
         self._roots = roots
         self._manifests: dict[Path, Path | None] = {}
 
@@ -186,12 +202,28 @@ class Session:
                             f"trusted (setting offload-ls.trustedWorkspaces)")
         return None
 
+    # ------------------------------------------------------------------ per-crate results
+
+    def result_of(self, manifest: Path | None) -> CrateState:
+        """The newest results of the crate of ``manifest`` (empty when none finished)."""
+        return self.results.get(manifest, NOTHING) if manifest is not None else NOTHING
+
+    def record(self, manifest: Path, **changes) -> CrateState:
+        """Replace the crate's state by one with ``changes`` (fields of
+        :class:`~offload_ls.lsp.crate_state.CrateState`); snapshots taken before keep the old one."""
+        state = attrs.evolve(self.result_of(manifest), **changes)
+        self.results[manifest] = state
+        return state
+
     # ------------------------------------------------------------------ snapshots
 
     def snapshot(self, doc: Document, analysis: FileAnalysis) -> DocumentSnapshot:
         """A snapshot of ``doc``'s current text with ``analysis`` (the caller makes sure
         ``analysis`` is of this text)."""
         parsed = doc.parsed
+        manifest = self.manifest_for(doc.path) if doc.path is not None else None
         return DocumentSnapshot(uri=doc.uri, path=doc.path, version=doc.version, source=parsed.source,
                                 line_index=doc.line_index, tree=parsed.tree.copy(), analysis=analysis,
-                                encoding=self.encoding)
+                                encoding=self.encoding, manifest=manifest, crate=self.result_of(manifest),
+                                compiler_fixes=compiler_fixes(self.results, doc.uri), settings=self.settings,
+                                client=self.client)

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from offload_ls.lsp import check_views, kernel_views
 from offload_ls.lsp.code_actions import code_actions
 from offload_ls.lsp.positions import to_span
+from offload_ls.lsp.session import DocumentSnapshot
 
 METHOD = types.TEXT_DOCUMENT_CODE_ACTION
 OPTIONS = types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix])
@@ -19,20 +21,16 @@ def _wants_source_actions(only) -> bool:
                               for k in only)
 
 
-async def handle(ls, params: types.CodeActionParams) -> list[types.CodeAction] | None:
-    uri = params.text_document.uri
-    snap = await ls.analyses.snapshot(uri)
-    if snap is None:
-        return None
+def handle(snap: DocumentSnapshot, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     wanted = to_span(snap.line_index, params.range, snap.encoding)
     only = params.context.only if params.context else None
-    actions = code_actions(snap.analysis, uri, snap.line_index, snap.encoding, wanted, only)
+    actions = code_actions(snap.analysis, snap.uri, snap.line_index, snap.encoding, wanted, only)
     if not only or types.CodeActionKind.QuickFix in only:
-        compiler = ls.compiles.code_actions(uri, params.range)
+        compiler = check_views.compiler_quick_fixes(snap, params.range)
         if compiler:
             actions = (actions or []) + compiler
     if _wants_source_actions(only):
-        gpu = ls.gpu.code_actions(snap, snap.analysis, wanted)
+        gpu = kernel_views.source_actions(snap, wanted)
         if gpu:
             actions = (actions or []) + gpu
     return actions

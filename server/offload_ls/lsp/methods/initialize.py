@@ -9,7 +9,9 @@ import logging
 
 from lsprotocol import types
 
+from offload_ls.lsp.assembly import SHOW_ASSEMBLY
 from offload_ls.lsp.config import parse_client_settings
+from offload_ls.lsp.crate_state import ClientView
 
 log = logging.getLogger(__name__)
 
@@ -19,11 +21,13 @@ WARM_UP_TIMEOUT_S = 10.0
 
 
 def handle(ls, params: types.InitializeParams) -> None:
-    """Parse ``initializationOptions`` (problems are reported at ``initialized``), and wait
+    """Read what the client can show (lsp/crate_state.py ``ClientView``); parse
+    ``initializationOptions`` (problems are reported at ``initialized``), and wait
     for the documents' worker to be warm (started with the process): the first document's
     analysis then does not pay for importing the rules and compiling the queries (about
     0.2-0.6 s on these machines)."""
     session = ls.session
+    session.client = ClientView.of(params.capabilities, SHOW_ASSEMBLY)
     session.init_settings, session.init_problems = parse_client_settings(params.initialization_options)
     session.settings = session.init_settings
     try:  # started with the process; `initialize` is answered when it is done
