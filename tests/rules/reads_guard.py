@@ -62,3 +62,45 @@ def kinds_read(rules, source: bytes) -> dict[str, set]:
         for m in members:
             out.setdefault(rule.name, set()).update(MEMBER_FACTS.get(m, {f"?{m}"}))
     return out
+
+
+def _blank(source: bytes, spans) -> bytes:
+    """``source`` with the bytes of ``spans`` replaced by spaces (newlines kept): the same
+    length and lines, so every offset and position outside them is unchanged."""
+    out = bytearray(source)
+    for start, end in spans:
+        out[start:end] = bytes(b if b == 0x0A else 0x20 for b in source[start:end])
+    return bytes(out)
+
+
+def outside_reads(rules, source: bytes) -> list[tuple[str, int, list, list]]:
+    """(rule name, unit index, findings, findings with the other units blanked) for each
+    rule and unit of ``source`` whose findings change when every OTHER unit's bytes are
+    blanked in the text and tree the rule walks, while ``ctx.facts`` stays that of the whole
+    file: a rule whose result depends on other units' text other than through the facts it
+    declares (a walk of ``ctx.root``, of a node's parents or siblings out of the unit, a
+    slice of ``ctx.source`` out of it) — which the unit's cache key would not see."""
+    tree = parse(source)
+    root = tree.root_node
+    facts = file_facts(source, root)
+    units = split_units(root, source)
+    out = []
+    for i, unit in enumerate(units):
+        s = facts.summaries[i]
+        info = facts.device_info[i] if s.fns else ()
+        h = holds(s, facts, info)
+        wanted = [r for r in rules if not r.needs or r.needs & h]
+        if not wanted:
+            continue
+        blanked = _blank(source, [(u.start, u.end) for j, u in enumerate(units) if j != i])
+        broot = parse(blanked).root_node
+        alone = split_units(broot, blanked)
+        mine = next((u for u in alone if (u.start, u.end) == (unit.start, unit.end)), None)
+        if mine is None:
+            continue  # blanking changed how the unit parses (an item split across units)
+        for rule in wanted:
+            whole = list(rule.check(FileContext(source, root, facts, unit, i)))
+            lone = list(rule.check(FileContext(blanked, broot, facts, mine, i)))
+            if whole != lone:
+                out.append((rule.name, i, whole, lone))
+    return out

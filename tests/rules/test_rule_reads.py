@@ -3,6 +3,9 @@
 - every read of ``ctx.facts`` a rule makes on the corpus and the examples is of a kind it
   declares (the guard: a recording ``FileFacts`` stand-in, tests/rules/reads_guard.py), and
   the guard does catch an undeclared read;
+- no rule reads other units' text past the facts: each rule's findings on each unit are the
+  same when every other unit's bytes are blanked in the text and tree it walks, the facts
+  kept (reads_guard.outside_reads; it catches a walk of ``ctx.root`` out of the unit);
 - results never depend on the cache: after edits of other units (moving them, changing what
   they export, removing them) an analysis through a warm cache equals a cold analysis of
   the same text;
@@ -17,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from reads_guard import undeclared_reads
+from reads_guard import outside_reads, undeclared_reads
 
 from offload_ls.analysis.cache import AnalysisCache
 from offload_ls.analysis.engine import analyze_source, analyze_tree
@@ -39,6 +42,33 @@ def _id(p: Path) -> str:
 @pytest.mark.parametrize("path", FILES, ids=_id)
 def test_rules_read_only_declared_facts(path):
     assert undeclared_reads(list(all_rules().values()), path.read_bytes()) == {}
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_rules_read_no_other_unit_past_the_facts(path):
+    changed = outside_reads(list(all_rules().values()), path.read_bytes())
+    assert [(rule, unit) for rule, unit, _, _ in changed] == []
+
+
+def test_the_guard_catches_a_walk_out_of_the_unit():
+    """A rule that finds the kernel by walking ``ctx.root`` (not through ``ctx.facts``)
+    reads the kernel's unit from the launch's: the guard reports it; the same rule reading
+    the kernel's name through the facts is not reported."""
+    rule = all_rules()["unindexed_kernel_write"]
+
+    def walks(ctx):
+        if ctx.launches and b"fn k(" not in ctx.root.text:
+            yield rule.check  # anything: the result differs when the kernel's text is gone
+        return
+
+    def through_facts(ctx):
+        if ctx.launches and not any(k.name == "k" for k in ctx.facts.kernels):
+            yield rule.check
+        return
+
+    changed = outside_reads([replace(rule, check=walks, needs=frozenset())], KERNEL_WITH_ONE_THREAD)
+    assert [(name, unit) for name, unit, _, _ in changed] == [("unindexed_kernel_write", 0)]
+    assert outside_reads([replace(rule, check=through_facts, needs=frozenset())], KERNEL_WITH_ONE_THREAD) == []
 
 
 KERNEL_WITH_ONE_THREAD = b"""

@@ -166,7 +166,22 @@ def _kernel(fn: Node, ecosystem: Ecosystem, marker: str, dims: tuple | None = No
         fn_start=fn.start_byte,
         declared_dims=dims,
         generics=_generics(fn),
+        generic_bounds=_generic_bounds(fn),
     )
+
+
+def _generic_bounds(fn: Node) -> tuple[tuple[str, ...], ...]:
+    """:attr:`Kernel.generic_bounds` of the function item ``fn``."""
+    tp = fn.child_by_field_name("type_parameters")
+    out = []
+    for p in tp.named_children if tp is not None else ():
+        if p.type in ("lifetime", "lifetime_parameter", "const_parameter", "attribute_item", "line_comment",
+                      "block_comment"):
+            continue
+        bounds = p.child_by_field_name("bounds")
+        out.append(tuple(node_text(b).split("<", 1)[0].rsplit("::", 1)[-1]
+                         for b in (bounds.named_children if bounds is not None else ())))
+    return tuple(out)
 
 
 def _generics(fn: Node) -> tuple[str, ...]:

@@ -108,6 +108,9 @@ class Kernel:
         launched: found because a launch names it, not by a marker (rustc's own offload
             tests launch unmarked functions).
         generics: the names of its type and const generic parameters.
+        generic_bounds: per type parameter (lifetimes and const generics left out), the
+            last path segments of its trait bounds, without their generic arguments
+            (``N: Size`` -> ``("Size",)``; ``T`` -> ``()``).
     """
 
     name: str
@@ -123,6 +126,7 @@ class Kernel:
     declared_dims: tuple | None = None
     launched: bool = False
     generics: tuple[str, ...] = ()
+    generic_bounds: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)

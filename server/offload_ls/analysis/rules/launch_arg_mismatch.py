@@ -32,7 +32,6 @@ from offload_ls.analysis.model import Ecosystem, Finding, Kernel, Launch, Level,
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.transfer import is_slice_type
-from offload_ls.syntax.parse import node_text
 
 NAME = "launch_arg_mismatch"
 
@@ -90,7 +89,7 @@ def _cubecl_extra_args(ctx: FileContext, kernel: Kernel) -> int:
     kernel/cross.rs."""
     if ctx.profile(kernel).ecosystem is not Ecosystem.CUBECL:
         return 0
-    return int("address_type" in kernel.marker) + _runtime_generics(ctx, kernel)
+    return int("address_type" in kernel.marker) + _runtime_generics(kernel)
 
 
 #: CubeCL trait bounds of generic parameters that are fixed when the kernel is compiled
@@ -99,26 +98,10 @@ _COMPTIME_BOUNDS = frozenset({"Float", "Numeric", "Int", "CubePrimitive", "CubeT
                               "LaunchArg", "Scalar"})
 
 
-def _runtime_generics(ctx: FileContext, kernel: Kernel) -> int:
-    """Generic parameters of ``kernel`` that may be run-time launch arguments: all of them
-    for a kernel of another file, else those with a bound outside :data:`_COMPTIME_BOUNDS`."""
-    if not kernel.generics:
-        return 0
-    fn = ctx.fn_node(kernel.fn_start)
-    name = fn.child_by_field_name("name") if fn is not None else None
-    if name is None or node_text(name) != kernel.name:  # a kernel of another file of the crate
-        return len(kernel.generics)
-    params = fn.child_by_field_name("type_parameters")
-    count = 0
-    for p in params.named_children if params is not None else ():
-        if p.type in ("lifetime", "lifetime_parameter", "const_parameter"):
-            continue
-        bounds = p.child_by_field_name("bounds")
-        words = {(b.text or b"").decode().split("<", 1)[0].rsplit("::", 1)[-1]
-                 for b in (bounds.named_children if bounds is not None else ())}
-        if not words or not words <= _COMPTIME_BOUNDS:
-            count += 1
-    return count
+def _runtime_generics(kernel: Kernel) -> int:
+    """Generic type parameters of ``kernel`` that may be run-time launch arguments: those
+    with no bound or a bound outside :data:`_COMPTIME_BOUNDS`."""
+    return sum(1 for bounds in kernel.generic_bounds if not bounds or not set(bounds) <= _COMPTIME_BOUNDS)
 
 
 def _host_declared(ctx: FileContext, name: str):

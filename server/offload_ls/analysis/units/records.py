@@ -185,7 +185,7 @@ def semantic_exports(kernels, launches, items: ItemFacts | None) -> tuple:
     offsets: it changes only when an edit changes one of those."""
     items = items or _NO_ITEMS
     return (
-        tuple((k.name, k.ecosystem, k.marker, k.generics, k.declared_dims, k.is_unsafe_fn,
+        tuple((k.name, k.ecosystem, k.marker, k.generics, k.generic_bounds, k.declared_dims, k.is_unsafe_fn,
                tuple((p.name, p.type_text) for p in k.params)) for k in kernels),
         tuple((la.form, la.kernel, la.arity, la.has_args, la.workgroup_expr, la.thread_expr, la.device_expr,
                tuple(n for n, _ in la.fields), tuple(a.text for a in la.args)) for la in launches),
