@@ -54,7 +54,7 @@ def bounded(index: Node, guards: list[Guard], fold, resolve: Callable[[Node], No
         return True
     if e.off == 0 and any(g.expr.key == POSITION for g in guards) and is_position(index, resolve, is_thread):
         return True
-    ub = Bounds(guards, fold, resolve, lambda n: is_thread(n) and not block_only(n), holds_at)
+    ub = Bounds(guards, fold, resolve, lambda n: is_thread(n) and not block_only(n), holds_at, sums)
     if e.key and 0 <= e.off and in_guarded_record(index, guards, fold, resolve, length, holds_at, ub,
                                                    record_counts):
         return True

@@ -36,9 +36,13 @@ class Bounds:
     """Upper / lower bounds of expressions as polynomials over the symbols (values the
     same for every thread) under a list of guards."""
 
-    def __init__(self, guards: list[Guard], fold, resolve, is_thread, holds_at=lambda g, n: True) -> None:
+    def __init__(self, guards: list[Guard], fold, resolve, is_thread, holds_at=lambda g, n: True,
+                 sums=None) -> None:
         self.guards, self.fold, self.resolve, self.is_thread = guards, fold, resolve, is_thread
         self.holds_at = holds_at
+        #: the terms a ``mut`` variable built up with ``+=`` holds at a use, or ``None``
+        #: (analysis/flow/thread_flow.py ``ThreadFlow.straight_sum``)
+        self.sums = sums
         self.upper: dict[str, list[Guard]] = {}
         self.lower: dict[str, list[Guard]] = {}
         for g in guards:
@@ -176,8 +180,8 @@ class Bounds:
         thread = self.is_thread(node)
         if t == "identifier":
             value = self.resolve(node)
-            if value is not None:
-                found = self.of(value, sign, depth + 1)
+            found = self.of(value, sign, depth + 1) if value is not None else self._of_sum(node, sign, depth)
+            if value is not None or found is not False:
                 if thread or isinstance(found, dict):
                     return found
                 # a uniform value the model cannot express (`(len + 1) / 2`): a symbol
@@ -191,6 +195,18 @@ class Bounds:
         if t not in ("identifier", "field_expression", "self", "scoped_identifier", "call_expression"):
             return UNKNOWN
         return {(key,): 1}
+
+    def _of_sum(self, node: Node, sign: int, depth: int):
+        """:meth:`of` a ``mut`` variable built up with ``+=`` (``let mut c = i; c += f(i);``):
+        the sum of its terms' bounds, as if written ``i + f(i)``; ``False`` when it is not
+        such a variable."""
+        terms = self.sums(node) if self.sums is not None else None
+        if not terms:
+            return False
+        total = self.of(terms[0], sign, depth + 1)
+        for term in terms[1:]:
+            total = combine(total, self.of(term, sign, depth + 1), add)
+        return total
 
     def _field_of_call(self, node: Node) -> bool:
         """A field of a value a call made from the position: ``p.y`` with ``let p =
@@ -300,7 +316,8 @@ class Bounds:
                 return UNKNOWN
             extra: list[Guard] = []
             conditions(cond, holds, self.fold, extra)
-            branch = Bounds(self.guards + [g for g in extra if not g.ne], self.fold, self.resolve, self.is_thread)
+            branch = Bounds(self.guards + [g for g in extra if not g.ne], self.fold, self.resolve, self.is_thread,
+                            sums=self.sums)
             values.append(branch.of(tail, 1, depth + 1))
         a, b = values
         if a is UNKNOWN or b is UNKNOWN:
