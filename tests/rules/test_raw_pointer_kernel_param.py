@@ -61,6 +61,26 @@ CASES = [
     ),
     pytest.param(
         """
+        #[rustc_offload_kernel]
+        extern "gpu-kernel" fn k(alpha: *const f32, y: *mut f32, n: *const i32) {
+            unsafe { gemv(*alpha, y, *(n)); }
+        }
+        """,
+        [
+            (2, 33, 2, 43, "kernel `k` takes `alpha: *const f32`, a raw pointer to ONE `f32`: the offload "
+             "runtime copies 4 bytes (a single element) to the device, not the buffer it points into; it is "
+             "only dereferenced: take the value as `alpha: f32` instead"),
+            (2, 48, 2, 56, "kernel `k` takes `y: *mut f32`, a raw pointer to ONE `f32`: the offload runtime "
+             "copies 4 bytes (a single element) to the device and back, not the buffer it points into; for a "
+             "buffer pass `&mut [f32; N]`, for one value take `y: &mut f32`"),
+            (2, 61, 2, 71, "kernel `k` takes `n: *const i32`, a raw pointer to ONE `i32`: the offload runtime "
+             "copies 4 bytes (a single element) to the device, not the buffer it points into; it is only "
+             "dereferenced: take the value as `n: i32` instead"),
+        ],
+        id="pointer-to-one-scalar-only-dereferenced-or-passed-on",
+    ),
+    pytest.param(
+        """
         use cuda_std::prelude::*;
         #[kernel]
         pub unsafe fn add(a: *const f32, out: *mut f32) {}

@@ -23,6 +23,7 @@ from offload_ls.analysis.model import Edit, Finding, Fix, Kernel, Level, Param
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.transfer import SCALAR_BYTES
+from offload_ls.syntax.nodes import identifiers, method_name
 from offload_ls.syntax.parse import node_text
 
 NAME = "raw_pointer_kernel_param"
@@ -39,10 +40,11 @@ def check(ctx: FileContext) -> Iterator[Finding]:
             shared = _also_passed_mutably(ctx, kernel, index)
             pointee = (param.pointee or "").strip()
             declared = _declared_array(ctx, kernel, index) if pointee and not pointee.startswith("[") else None
+            use = _pointer_use(ctx, kernel, param.name) if param.elem_bytes is not None else "other"
             yield Finding(
                 rule=NAME,
                 span=param.type_span,
-                message=(message(kernel, param, suggest=not shared) if declared is None
+                message=(message(kernel, param, suggest=not shared, use=use) if declared is None
                          else _declared_message(kernel, param, declared)),
                 fixes=() if shared else _fixes(ctx, kernel, index, param),
             )
@@ -118,20 +120,57 @@ def _resolved(ctx: FileContext, param: Param) -> Param:
     return param if size is None else shift.replace(param, elem_bytes=size)
 
 
-def message(kernel: Kernel, param: Param, suggest: bool = True) -> str:
+#: pointer methods that move a pointer within its buffer (core::ptr)
+_OFFSET_METHODS = frozenset({"add", "sub", "offset", "wrapping_add", "wrapping_sub", "wrapping_offset", "byte_add",
+                             "byte_offset"})
+
+
+def _pointer_use(ctx: FileContext, kernel: Kernel, name: str) -> str:
+    """How the kernel's body uses the pointer parameter ``name``: ``"deref"`` when only
+    as ``*name`` (it points to one value), ``"offset"`` when it moves it (``name.add(i)``,
+    ``name.offset(i)``) or is not used (what the parameter is for is not known: the
+    array reference is the usual fix), ``"other"`` otherwise (passed on to a function)."""
+    body = ctx.node(kernel.body_span) if kernel.body_span is not None else None
+    uses = [i for i in identifiers(body) if node_text(i) == name] if body is not None else []
+    if not uses:
+        return "offset"
+    kinds = set()
+    for ident in uses:
+        parent = ident.parent
+        while parent is not None and parent.type == "parenthesized_expression":
+            parent = parent.parent
+        if parent is not None and parent.type == "unary_expression" and node_text(parent).startswith("*"):
+            kinds.add("deref")
+        elif parent is not None and parent.type == "field_expression" and \
+                method_name(parent.parent) in _OFFSET_METHODS:
+            kinds.add("offset")
+        else:
+            kinds.add("other")
+    return kinds.pop() if len(kinds) == 1 else ("offset" if "offset" in kinds else "other")
+
+
+def message(kernel: Kernel, param: Param, suggest: bool = True, use: str = "other") -> str:
     """The finding's text for one raw-pointer parameter of ``kernel``; ``suggest``: name
-    the reference to use instead (not when a launch also passes the buffer mutably)."""
+    what to take instead (not when a launch also passes the buffer mutably); ``use``: how
+    the body uses it (:func:`_pointer_use`): a pointer only dereferenced points to one
+    value, which is passed by value (``*const``) or ``&mut`` (``*mut``); one moved with
+    ``.add(i)`` points into a buffer, passed as an array reference; else both are named."""
     head = f"kernel `{kernel.name}` takes `{param.name}: {param.type_text}`, a raw pointer"
     if not kernel.ecosystem.runtime_maps_arguments:
         return f"{head}: the kernel needs `unsafe` to use it and the compiler cannot mark it `noalias`"
     direction = "to the device and back" if param.kind == "mut_ptr" else "to the device"
     if param.elem_bytes is not None:
         ref = "&mut " if param.kind == "mut_ptr" else "&"
+        one = f"&mut {param.pointee}" if param.kind == "mut_ptr" else param.pointee
+        buffer = f"{ref}[{param.pointee}; N]"
+        instead = {"deref": f"; it is only dereferenced: take the value as `{param.name}: {one}` instead",
+                   "offset": f"; pass `{buffer}` instead"}.get(
+            use, f"; for a buffer pass `{buffer}`, for one value take `{param.name}: {one}`")
         return (
             f"{head} to ONE `{param.pointee}`: the offload runtime copies {param.elem_bytes} "
             f"byte{'s' if param.elem_bytes != 1 else ''} "
             f"(a single element) {direction}, not the buffer it points into"
-            + (f"; pass `{ref}[{param.pointee}; N]` instead" if suggest else "")
+            + (instead if suggest else "")
         )
     return (
         f"{head}: the kernel needs `unsafe` to use it, the compiler cannot mark it `noalias`, "
