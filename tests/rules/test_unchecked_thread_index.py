@@ -549,3 +549,25 @@ def test_an_edit_of_the_caller_rechecks_the_helper_through_the_cache():
         src = text.encode()
         found = [f for f in analyze_tree(src, parse(src).root_node, cache=cache).findings if f.rule == RULE]
         assert len(found) == count
+
+
+def test_message_names_the_variable_that_grows_with_the_grid():
+    """In a tiled matmul's `b[(t * 16 + ty) * cols + col]` the thread-in-block `ty` is bounded
+    by the block; `col` (block * 16 + tx) is the one that passes the end: the message names it
+    (audit N4, a cuda-oxide tiled matmul)."""
+    src = dedent("""
+        use cuda_std::prelude::*;
+        #[kernel]
+        pub unsafe fn mm(a: *const f32, b: *const f32, c: *mut f32, n: usize, cols: usize) {
+            let tx = thread::thread_idx_x() as usize;
+            let ty = thread::thread_idx_y() as usize;
+            let col = thread::block_idx_x() as usize * 16 + tx;
+            let mut sum = 0.0;
+            for t in 0..n / 16 {
+                sum += *b.add((t * 16 + ty) * cols + col);
+            }
+            *c.add(col) = sum;
+        }
+        """)
+    msgs = [m for *_, m in lint(src, RULE)]
+    assert msgs and all(m.startswith("`col` comes from the thread index") for m in msgs), msgs

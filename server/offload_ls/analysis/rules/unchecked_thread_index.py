@@ -255,7 +255,10 @@ class _FunctionCheck:
 
     def _finding(self, use: Node, index: Node, raw: bool, end: bool, guards, length, tvars) -> Finding:
         flow = self.flow
-        var = node_text(tvars[0][0]) if tvars else node_text(index)
+        # name a variable that grows with the grid (`c_col`), not a thread-in-block index
+        # (`ty`, bounded by the block) that the same index also reads
+        growing = [i for i, _ in tvars if flow.depends(i, "position") or flow.depends(i, "global")]
+        var = node_text(growing[0] if growing else tvars[0][0]) if tvars else node_text(index)
         hint = len_hint(use, index, raw, flow)
         if end:
             hint = hint.replace(" < ", " <= ", 1)  # a slice's end may equal the length
