@@ -94,6 +94,10 @@ def _call_arg_info(e: Node, text: str, at: Node | None, profile: Profile | None,
         m = node_text(field) if field is not None else ""
         if m in slice_args:
             return ArgInfo(slice_args[m], None, f"`{text}`")
+        if m in _BUFFER_POINTERS and at is not None and args is not None and not named(args) and \
+                _is_buffer(fn.child_by_field_name("value"), at, lets):
+            kind = _BUFFER_POINTERS[m]
+            return ArgInfo(kind, None, f"`{text}`, a `{'*const' if kind == 'const_ptr' else '*mut'}` pointer")
     if fn is not None and fn.type == "scoped_identifier" and args is not None:
         last, path = fn.child_by_field_name("name"), fn.child_by_field_name("path")
         a = named(args)
@@ -102,6 +106,34 @@ def _call_arg_info(e: Node, text: str, at: Node | None, profile: Profile | None,
             inner = arg_info(a[0], at, profile, lets)
             return ArgInfo("value", inner.scalar, inner.what)
     return None
+
+
+#: pointer methods of arrays, slices and ``Vec`` (core::slice, alloc::vec): what they return
+#: (``NonNull::as_ptr`` and ``Cell::as_ptr`` return ``*mut``: only a buffer's count)
+_BUFFER_POINTERS = {"as_ptr": "const_ptr", "as_mut_ptr": "mut_ptr"}
+
+
+def _is_buffer(receiver: Node | None, at: Node, lets) -> bool:
+    """Is ``receiver`` a variable holding an array, a slice or a ``Vec``: declared with such
+    a type (``let y: [f32; 2]``, ``y: &mut [f32]``), or bound to an array expression or
+    ``vec![..]``?"""
+    if receiver is None or receiver.type != "identifier":
+        return False
+    b = find_binding(node_text(receiver), at, lets)
+    if b is None:
+        return False
+    if b.type is not None:
+        t = b.type
+        while t.type == "reference_type" and t.child_by_field_name("type") is not None:
+            t = t.child_by_field_name("type")
+        return t.type == "array_type" or node_text(t).split("<", 1)[0].rsplit("::", 1)[-1] == "Vec"
+    value = strip(b.value) if b.kind == BindingKind.LET and b.value is not None else None
+    if value is None:
+        return False
+    if value.type == "array_expression":
+        return True
+    macro = value.child_by_field_name("macro") if value.type == "macro_invocation" else None
+    return macro is not None and node_text(macro) == "vec"
 
 
 def _identifier_arg_info(e: Node, text: str, at: Node, profile: Profile | None, lets) -> ArgInfo | None:
