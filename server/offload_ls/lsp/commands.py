@@ -100,12 +100,11 @@ def register_command_args(converter) -> None:
 
 
 class GpuCommands:
-    """Build, run and profile from the editor (``server.gpu``): the running jobs (one per
-    crate); each finished job's figures go to the session (:meth:`Session.record`)."""
+    """Build, run and profile from the editor (``server.gpu``): one job per crate at a time
+    (``session.jobs``); each finished job's figures go to the session (:meth:`Session.record`)."""
 
     def __init__(self, server: "OffloadLanguageServer") -> None:
         self.server = server
-        self.jobs: dict[Path, CancelToken] = {}
 
     # ------------------------------------------------------------------ helpers
 
@@ -130,7 +129,7 @@ class GpuCommands:
             return None, self.refuse(
                 f"offload-ls: {manifest.parent} is not a trusted workspace; building runs its build scripts "
                 f"and running runs its code. Add it to offload-ls.trustedWorkspaces to allow this.")
-        if manifest in self.jobs:
+        if manifest in self.server.session.jobs:
             return None, self.refuse(f"offload-ls: a build or run of {manifest.parent.name} is already running")
         report = await asyncio.get_running_loop().run_in_executor(None, self.server.session.toolchain.doctor)
         if report.pipeline == HOST_ONLY:
@@ -141,7 +140,7 @@ class GpuCommands:
     def _progress(self, title: str, manifest: Path):
         token = f"offload-ls/{title.lower().replace(' ', '-')}/{uuid.uuid4().hex[:12]}"
         cancel = CancelToken()
-        self.jobs[manifest] = cancel
+        self.server.session.jobs[manifest] = cancel
         progress = self.server.progress
         progress.on_cancel(token, cancel.cancel)
         if progress.supported():
@@ -177,7 +176,7 @@ class GpuCommands:
 
     def finish(self, token: str, manifest: Path, message: str) -> None:
         """The job of ``manifest`` ended: end its progress with ``message``."""
-        self.jobs.pop(manifest, None)
+        self.server.session.jobs.pop(manifest, None)
         self.server.progress.forget(token)
         self.server.progress.end(token, message)
 
@@ -297,16 +296,16 @@ class GpuCommands:
         """Cancel every running build or run and wait (at most ``timeout_s``) for them to
         end, so that a Slurm job is cancelled and a remote program killed before the
         server exits (``shutdown``)."""
-        for token in list(self.jobs.values()):
+        for token in list(self.server.session.jobs.values()):
             token.cancel()
         deadline = asyncio.get_running_loop().time() + timeout_s
-        while self.jobs and asyncio.get_running_loop().time() < deadline:
+        while self.server.session.jobs and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.1)
 
     def stop_untrusted(self) -> set[Path]:
         """Cancel the build or run of every crate no longer trusted; their manifests."""
         stopped = set()
-        for manifest, token in list(self.jobs.items()):
+        for manifest, token in list(self.server.session.jobs.items()):
             if not self.server.session.trusted(manifest):
                 token.cancel()
                 stopped.add(manifest)
@@ -314,7 +313,7 @@ class GpuCommands:
 
     def cancel(self, args: UriArgs) -> dict:
         manifest = self._crate(args.uri)
-        token = self.jobs.get(manifest) if manifest else None
+        token = self.server.session.jobs.get(manifest) if manifest else None
         if token is None:
             return {"ok": False, "error": "nothing is running for this crate"}
         token.cancel()

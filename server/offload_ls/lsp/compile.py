@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from offload_ls.analysis.model import Span
-from offload_ls.lsp.crate_state import CrateCheck, compiler_diagnostics
+from offload_ls.lsp.crate_state import CheckDiagnostics, compiler_diagnostics
 from offload_ls.lsp.positions import to_range
 from offload_ls.syntax.text import LineIndex
 from offload_ls.toolchain.compile import CheckResult
@@ -28,8 +28,8 @@ from offload_ls.toolchain.plan import Plan
 from offload_ls.toolchain.service import CompileService, ProgressEvent
 from offload_ls.workflow.check import (
     CompilerMessage,
+    check_from_result,
     check_plan_for,
-    crate_check,
     crate_uses_offload,
     package_line_span,
     transfer_findings,
@@ -58,8 +58,6 @@ class CompileFeature:
         self.server = server
         self.service = CompileService(self._make_plan, self._on_result, self._on_error,
                                       self._on_progress, debounce_s=0.3)
-        self._told_untrusted: set[Path] = set()
-        self._told_no_kernels: set[Path] = set()
 
     # ------------------------------------------------------------------ triggers
 
@@ -74,15 +72,15 @@ class CompileFeature:
         if manifest is None:
             return
         if not crate_uses_offload(manifest):
-            if manifest not in self._told_no_kernels:
-                self._told_no_kernels.add(manifest)
+            if manifest not in self.server.session.told_no_kernels:
+                self.server.session.told_no_kernels.add(manifest)
                 self.server.log(f"{manifest.parent}: no rustc offload kernel or launch in this crate; the offload "
                                 f"check (device pass + host pass) is skipped", types.MessageType.Info)
             return
-        self._told_no_kernels.discard(manifest)
+        self.server.session.told_no_kernels.discard(manifest)
         if not self.server.session.trusted(manifest):
-            if manifest not in self._told_untrusted:
-                self._told_untrusted.add(manifest)
+            if manifest not in self.server.session.told_untrusted:
+                self.server.session.told_untrusted.add(manifest)
                 self.server.log(f"{manifest.parent} is not a trusted workspace: offload-ls does not compile it "
                                 f"(compiling runs build scripts and proc macros). Lints still run. To allow it, "
                                 f"add the folder to the setting offload-ls.trustedWorkspaces.",
@@ -140,13 +138,13 @@ class CompileFeature:
         self.server.log(f"offload check of {manifest.parent} not run: {message}", types.MessageType.Warning)
         diag = types.Diagnostic(range=self._manifest_range(manifest), message=f"offload check not run: {message}",
                                 severity=types.DiagnosticSeverity.Warning, source="offload-ls")
-        self._replace(manifest, CrateCheck(diagnostics={manifest.as_uri(): [diag]}))
+        self._replace(manifest, CheckDiagnostics(diagnostics={manifest.as_uri(): [diag]}))
 
     # ------------------------------------------------------------------ results
 
     async def _on_result(self, manifest: Path, generation: int, result: CheckResult) -> None:
-        checked = crate_check(manifest, manifest.parent.name, result)
-        new = CrateCheck(generation=generation, transfers=checked.transfers)
+        checked = check_from_result(manifest, manifest.parent.name, result)
+        new = CheckDiagnostics(generation=generation, transfers=checked.transfers)
         indexes: dict[Path, LineIndex | None] = {}
         for message in checked.messages:
             diag = self._diagnostic(message, indexes)
@@ -163,7 +161,7 @@ class CompileFeature:
                         + (f", failed passes: {', '.join(failed)}" if failed else "")
                         + f" ({checked.seconds:.1f} s)")
 
-    def _replace(self, manifest: Path, new: CrateCheck) -> None:
+    def _replace(self, manifest: Path, new: CheckDiagnostics) -> None:
         old = self.server.session.result_of(manifest).check
         self.server.session.record(manifest, check=new)
         touched = set(new.diagnostics) | (set(old.diagnostics) if old else set())
@@ -226,7 +224,7 @@ class CompileFeature:
 
     # ------------------------------------------------------------------ transfer plan
 
-    async def _add_transfer_findings(self, results: CrateCheck, manifest: Path) -> None:
+    async def _add_transfer_findings(self, results: CheckDiagnostics, manifest: Path) -> None:
         """Disagreements between source types and the compiled map types, at each launch
         argument of the crate's open documents (their analyses are awaited, never
         computed on the event loop's thread)."""

@@ -21,9 +21,11 @@ from offload_ls.gpu.resources import KernelResources
 from offload_ls.toolchain.transfer_plan import KernelTransfers
 
 
-@dataclass
-class CrateCheck:
-    """The newest delivered offload check of one crate (lsp/compile.py builds it).
+@dataclass(frozen=True)
+class CheckDiagnostics:
+    """The newest delivered offload check of one crate as the server shows it (lsp/compile.py
+    builds it from workflow/check.py's ``CrateCheck``; its dicts are filled before it is stored
+    and not changed after).
 
     Attributes:
         generation: the check's generation (toolchain/service.py; newer checks count higher).
@@ -51,7 +53,7 @@ class CrateState:
         profile: the last profile (lsp/profile.py).
     """
 
-    check: CrateCheck | None = None
+    check: CheckDiagnostics | None = None
     resources: tuple[KernelResources, ...] = ()
     ptx_perf: tuple[PtxKernelPerf, ...] = ()
     run: RunReport | None = None

@@ -28,6 +28,7 @@ from offload_ls.lsp.crate_state import NOTHING, ClientView, CrateState, compiler
 from offload_ls.lsp.documents import Document, DocumentStore
 from offload_ls.settings import Settings
 from offload_ls.syntax.text import Encoding, LineIndex
+from offload_ls.toolchain.process import CancelToken
 from offload_ls.workspace.cargo import find_manifest
 from offload_ls.workspace.crates import CrateIndexes
 from offload_ls.workspace.files import real_path, within
@@ -120,6 +121,9 @@ class Session:
         results: Cargo.toml -> the crate's newest check, build, run and profile
             (lsp/crate_state.py; replaced as a whole by :meth:`record`).
         client: what the client can show (set at ``initialize``).
+        told_untrusted / told_no_kernels: crates whose check was skipped and said so in the
+            log (untrusted; no offload kernel), so it is said once.
+        jobs: Cargo.toml -> the cancel token of the crate's running build, run or profile.
     """
 
     def __init__(self, roots: Callable[[], list[Path]], on_problem: Callable[[str], None] | None = None) -> None:
@@ -141,6 +145,9 @@ class Session:
         self.progress = ProgressTokens()
         self.results: dict[Path, CrateState] = {}
         self.client = ClientView()
+        self.told_untrusted: set[Path] = set()
+        self.told_no_kernels: set[Path] = set()
+        self.jobs: dict[Path, CancelToken] = {}
         self._roots = roots
         self._manifests: dict[Path, Path | None] = {}
 

@@ -202,7 +202,7 @@ class CrateCheck:
     cancelled: bool = False
 
 
-def crate_check(manifest: Path, name: str, result: CheckResult,
+def check_from_result(manifest: Path, name: str, result: CheckResult,
                 read: Callable[[Path], bytes | None] | None = None) -> CrateCheck:
     """A finished run of a crate's check plan as a :class:`CrateCheck`."""
     return CrateCheck(manifest=manifest, name=name, messages=place_messages(result.diagnostics, manifest, read),
@@ -219,8 +219,8 @@ async def check_crate(manifest: Path, doctor: DoctorReport, *, timeout_s: float 
     """
     plan = check_plan_for(manifest, doctor, timeout_s, timeout_s, transfer_plan)
     result = await run_plan(plan, cancel=cancel)
-    return crate_check(manifest, plan.crate.name, result)
+    return check_from_result(manifest, plan.crate.name, result)
 
 
-__all__ = ["CheckNotRun", "CompilerMessage", "CrateCheck", "check_crate", "check_plan_for", "crate_check",
+__all__ = ["CheckNotRun", "CompilerMessage", "CrateCheck", "check_crate", "check_from_result", "check_plan_for",
            "crate_uses_offload", "launch_arg_plans", "package_line_span", "place_messages", "transfer_findings"]
