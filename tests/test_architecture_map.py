@@ -127,3 +127,52 @@ def test_the_checker_sees_an_unnamed_module_and_a_missing_path(tmp_path):
     assert missing == {"gone.py"}
     assert unnamed_modules(named, sections, pkg) == {
         "alpha/two.py", "alpha/other/__init__.py", "alpha/other/y.py", "beta/__init__.py", "extra.py"}
+
+
+# ------------------------------------------------------------------ the diagram
+
+def diagram_layers(text: str, known: set[str]) -> list[list[str]]:
+    """The layers the bird's-eye diagram (the first fenced block) names, line by line from
+    the top: each ``name/`` or ``name.py`` on a line that is a layer of ``known``."""
+    start = text.index("```") + 3
+    block = text[start:text.index("```", start)]
+    out = []
+    for line in block.splitlines():
+        names = [m.group(1) for m in re.finditer(r"\b([a-z_]+)(?:/|\.py)", line) if m.group(1) in known]
+        if names:
+            out.append(names)
+    return out
+
+
+def out_of_order(rows: list[list[str]], rank: dict[str, int]) -> list[str]:
+    """Lines of the diagram that draw layers of different ranks side by side, or a layer
+    not strictly below every line above it."""
+    bad = []
+    above = None
+    for names in rows:
+        ranks = {rank[n] for n in names}
+        if len(ranks) > 1 or (above is not None and max(ranks) >= above):
+            bad.append(" ".join(names))
+        above = min(ranks) if above is None else min(above, min(ranks))
+    return bad
+
+
+def test_the_diagram_draws_the_checked_layer_order():
+    """ARCHITECTURE.md's bird's-eye diagram names every layer of tests/test_architecture.py's
+    LAYERS (but the package root, resources.py and __main__.py) once, each below the ones
+    that may import it."""
+    from test_architecture import LAYERS, RANK
+
+    wanted = {layer for group in LAYERS for layer in group} - {"offload_ls", "resources", "__main__"}
+    rows = diagram_layers((REPO / "ARCHITECTURE.md").read_text(encoding="utf-8"), wanted)
+    drawn = [n for names in rows for n in names]
+    assert sorted(drawn) == sorted(wanted), "each layer drawn exactly once"
+    assert out_of_order(rows, RANK) == []
+
+
+def test_the_diagram_check_sees_a_layer_drawn_too_high():
+    rank = {"syntax": 0, "analysis": 1, "workspace": 2, "settings": 3}
+    text = "```\n  settings.py\n  analysis/\n  workspace/\n  syntax/\n```\n"
+    assert out_of_order(diagram_layers(text, set(rank)), rank) == ["workspace"]
+    text = "```\n  settings.py, workspace/\n  analysis/\n  syntax/\n```\n"
+    assert out_of_order(diagram_layers(text, set(rank)), rank) == ["settings workspace"]

@@ -276,7 +276,7 @@ def test_expected_request_errors_are_logged_in_one_line():
 
     from pygls.protocol import default_converter
 
-    from offload_ls.lsp.commands import BuildArgs, register_command_args
+    from offload_ls.lsp.command_args import BuildArgs, register_command_args
     from offload_ls.lsp.server import _one_line_for_bad_input
 
     converter = default_converter()

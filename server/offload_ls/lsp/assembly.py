@@ -23,31 +23,16 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-import attrs
 from lsprotocol import types
 
 from offload_ls.analysis.model import Ecosystem
+from offload_ls.lsp.command_args import FORMATS, SHOW_ASSEMBLY, AssemblyArgs
 from offload_ls.lsp.documents import uri_path
 from offload_ls.lsp.positions import to_range
 from offload_ls.lsp.session import DocumentSnapshot
 
 if TYPE_CHECKING:
     from offload_ls.lsp.commands import GpuCommands
-
-ASSEMBLY = "offload-ls.assembly"
-SHOW_ASSEMBLY = "offload-ls.showAssembly"  # the client's command (VS Code, Neovim plugins)
-FORMATS = ("ptx", "amdgcn", "llvm-ir", "sass")
-
-
-@attrs.define
-class AssemblyArgs:
-    """Arguments of ``offload-ls.assembly``: a document URI, the kernel, the listing format
-    (default: the device's assembly, ``ptx`` or ``amdgcn``)."""
-
-    uri: str
-    kernel: str | None = None
-    format: str | None = None
-
 
 #: Kernels whose crate offload-ls's own pipeline compiles (rustc offload); Rust-CUDA, rust-gpu,
 #: CubeCL, krnl and cuda-oxide kernels are built by their own toolchains.

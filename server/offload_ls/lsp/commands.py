@@ -20,90 +20,29 @@ Nothing is built or run for an untrusted workspace (``trustedWorkspaces``).
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import attrs
 from lsprotocol import types
 
 from offload_ls.gpu.launch import RunReport
 from offload_ls.gpu.targets import select_target
+from offload_ls.lsp.command_args import RUN_OUTPUT, BuildArgs, RunArgs, UriArgs
 from offload_ls.lsp.documents import uri_path
 from offload_ls.toolchain.doctor import HOST_ONLY
 from offload_ls.toolchain.process import CancelToken
 from offload_ls.toolchain.transfer_plan import human_bytes
 
 if TYPE_CHECKING:
-    from offload_ls.lsp.server import OffloadLanguageServer
-
-BUILD, RUN, REPORT, DOCTOR, CANCEL = ("offload-ls.build", "offload-ls.run", "offload-ls.showRunReport",
-                                      "offload-ls.doctor", "offload-ls.cancel")
-RUN_OUTPUT = "offload-ls/runOutput"
-
-
-@attrs.define
-class BuildArgs:
-    """Arguments of ``offload-ls.build``: a document or crate URI; images; bundle dir."""
-
-    uri: str
-    deviceImage: str | None = None
-    bundle: str | None = None
-
-
-@attrs.define
-class RunArgs:
-    """Arguments of ``offload-ls.run``: a URI, program arguments, OpenMP device, images, and
-    the run target's name (default: the ``runTarget`` setting, then Cargo.toml's)."""
-
-    uri: str
-    args: list[str] = attrs.field(factory=list)
-    device: int | None = None
-    deviceImage: str | None = None
-    target: str | None = None
-
-
-@attrs.define
-class UriArgs:
-    uri: str
-
-
-def register_command_args(converter) -> None:
-    """Teach the server's cattrs ``converter`` to read the commands' arguments leniently
-    and to say what it expects: a bare URI string is ``{"uri": ..}``; anything else but an
-    object with a string ``uri`` raises ``TypeError`` naming the expected shape (pygls
-    returns it as the request's error)."""
-    from offload_ls.lsp.assembly import AssemblyArgs
-    from offload_ls.lsp.profile import ProfileArgs
-
-    for cls in (BuildArgs, RunArgs, UriArgs, AssemblyArgs, ProfileArgs):
-        fields = ", ".join(f'"{a.name}"' for a in attrs.fields(cls))
-
-        def hook(value, _type, cls=cls, fields=fields):
-            if isinstance(value, str):
-                value = {"uri": value}
-            uri = value.get("uri") if isinstance(value, dict) else None
-            if not isinstance(uri, str) or ":" not in uri:  # a URI has a scheme: `file:///..`
-                raise TypeError(f"expected one argument, an object {{{fields}}} with \"uri\" a file or "
-                                f"crate URI (file:///..), got {json.dumps(value)[:200]}")
-            unknown = sorted(set(value) - {a.name for a in attrs.fields(cls)})
-            if unknown:
-                raise TypeError(f"unknown argument field(s) {', '.join(unknown)}; expected {{{fields}}}")
-            try:
-                return cls(**value)
-            except TypeError as exc:
-                raise TypeError(f"bad arguments {json.dumps(value)[:200]}: {exc}; expected {{{fields}}}") from None
-
-        converter.register_structure_hook(cls, hook)
-
+    from offload_ls.lsp.host import Host
 
 class GpuCommands:
     """Build, run and profile from the editor (``server.gpu``): one job per crate at a time
     (``session.jobs``); each finished job's figures go to the session (:meth:`Session.record`)."""
 
-    def __init__(self, server: "OffloadLanguageServer") -> None:
+    def __init__(self, server: "Host") -> None:
         self.server = server
 
     # ------------------------------------------------------------------ helpers

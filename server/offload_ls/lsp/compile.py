@@ -37,7 +37,7 @@ from offload_ls.workflow.check import (
 from offload_ls.workspace.files import read_source
 
 if TYPE_CHECKING:
-    from offload_ls.lsp.server import OffloadLanguageServer
+    from offload_ls.lsp.host import Host
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ _SEVERITY = {
 class CompileFeature:
     """State and logic of compile-on-save, owned by the server (``server.compiles``)."""
 
-    def __init__(self, server: "OffloadLanguageServer") -> None:
+    def __init__(self, server: "Host") -> None:
         self.server = server
         self.service = CompileService(self._make_plan, self._on_result, self._on_error,
                                       self._on_progress, debounce_s=0.3)

@@ -22,7 +22,7 @@ from offload_ls.lsp.workspace_scan import DiskResult, analyze_batch, analyze_fil
 from offload_ls.workspace.files import is_ignored
 
 if TYPE_CHECKING:
-    from offload_ls.lsp.server import OffloadLanguageServer
+    from offload_ls.lsp.host import Host
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ WATCHED_FILES_REGISTRATION_ID = "offload-ls-watched-files"
 class WorkspaceFiles:
     """The server's files on disk (``server.files``)."""
 
-    def __init__(self, server: "OffloadLanguageServer") -> None:
+    def __init__(self, server: "Host") -> None:
         self.server = server
         self.session = server.session
         self.watcher: FolderWatcher | None = None

@@ -13,7 +13,7 @@ from lsprotocol import types
 from offload_ls.analysis.model import Span
 from offload_ls.gpu.ptx_perf import PtxKernelPerf
 from offload_ls.lsp import assembly, profile
-from offload_ls.lsp.commands import BUILD, REPORT, RUN
+from offload_ls.lsp.command_args import BUILD, REPORT, RUN, SHOW_ASSEMBLY
 from offload_ls.lsp.positions import to_range
 from offload_ls.lsp.session import DocumentSnapshot
 from offload_ls.toolchain.transfer_plan import human_bytes
@@ -69,7 +69,7 @@ def ptx_lens(doc: DocumentSnapshot, perf: PtxKernelPerf, kernel: str, rng) -> ty
     head = "PTX" if perf.kernel == kernel else f"PTX {perf.kernel}"
     title = f"{head}: " + " · ".join(parts)
     uri = doc.uri
-    cmd = (types.Command(title, assembly.SHOW_ASSEMBLY, arguments=[{"uri": uri, "kernel": perf.kernel}])
+    cmd = (types.Command(title, SHOW_ASSEMBLY, arguments=[{"uri": uri, "kernel": perf.kernel}])
            if doc.client.assembly_view else types.Command(title, BUILD, arguments=[{"uri": uri}]))
     return types.CodeLens(range=rng, command=cmd)
 

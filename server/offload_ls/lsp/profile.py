@@ -17,28 +17,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import attrs
 from lsprotocol import types
 
 from offload_ls.gpu.profile import KernelSummary, ProfileReport, per_kernel, render
+from offload_ls.lsp.command_args import PROFILE, ProfileArgs
 from offload_ls.lsp.crate_state import CrateState
 
 if TYPE_CHECKING:
     from offload_ls.lsp.commands import GpuCommands
-
-PROFILE = "offload-ls.profile"
-
-
-@attrs.define
-class ProfileArgs:
-    """Arguments of ``offload-ls.profile``: a document or crate URI, program arguments, the
-    OpenMP device, the images to embed."""
-
-    uri: str
-    args: list[str] = attrs.field(factory=list)
-    device: int | None = None
-    deviceImage: str | None = None
-
 
 async def profile(gpu: "GpuCommands", args: ProfileArgs) -> dict:
     """The ``offload-ls.profile`` command (see the module docstring)."""

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 if TYPE_CHECKING:
-    from offload_ls.lsp.server import OffloadLanguageServer
+    from offload_ls.lsp.host import Host
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +25,7 @@ MAX_ENDED_EARLY = 256
 class Progress:
     """``$/progress`` of one server (``server.progress``); the tokens are the session's."""
 
-    def __init__(self, server: "OffloadLanguageServer") -> None:
+    def __init__(self, server: "Host") -> None:
         self.server = server
         self.tokens = server.session.progress
 

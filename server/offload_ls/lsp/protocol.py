@@ -18,7 +18,7 @@ from offload_ls.lsp import wire
 from offload_ls.lsp.positions import choose_encoding, encoding_kind
 
 if TYPE_CHECKING:
-    from offload_ls.lsp.server import OffloadLanguageServer
+    from offload_ls.lsp.host import Host
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ class OffloadProtocol(LanguageServerProtocol):
     notifications before ``initialize`` (other than ``exit``) are dropped.
     """
 
-    _server: "OffloadLanguageServer"
+    _server: "Host"
     _initialize_seen = False
     #: the client sent `exit` (the session did not end by the pipe closing)
     exit_seen = False

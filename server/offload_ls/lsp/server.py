@@ -32,7 +32,8 @@ from pygls.lsp.server import LanguageServer
 from offload_ls import __version__
 from offload_ls.analysis.engine import warm_up
 from offload_ls.lsp import wire
-from offload_ls.lsp.commands import GpuCommands, register_command_args
+from offload_ls.lsp.command_args import register_command_args
+from offload_ls.lsp.commands import GpuCommands
 from offload_ls.lsp.compile import CompileFeature
 from offload_ls.lsp.diagnostics import publish_params
 from offload_ls.lsp.disk_files import WorkspaceFiles
@@ -82,7 +83,7 @@ class OffloadLanguageServer(LanguageServer):
         self.analyses = DocumentAnalyses(self.session, self.doc_pool, self.jobs, self.publish, self.log,
                                          self.call_on_loop)
         self.progress = Progress(self)
-        self.session.toolchain = ToolchainState(self.session, self.log, self.show_threadsafe)
+        self.session.toolchain = ToolchainState(lambda: self.session.settings, self.log, self.show_threadsafe)
         self.files = WorkspaceFiles(self)
         self.compiles = CompileFeature(self)
         self.gpu = GpuCommands(self)

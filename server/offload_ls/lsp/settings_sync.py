@@ -14,13 +14,13 @@ from offload_ls.lsp.config import SECTION, parse_client_settings
 from offload_ls.settings import Settings
 
 if TYPE_CHECKING:
-    from offload_ls.lsp.server import OffloadLanguageServer
+    from offload_ls.lsp.host import Host
 
 #: How long to wait for the client to answer ``workspace/configuration`` (seconds).
 CONFIG_TIMEOUT_S = 10.0
 
 
-def report_problems(server: "OffloadLanguageServer", problems: list[str]) -> None:
+def report_problems(server: "Host", problems: list[str]) -> None:
     """Each problem to ``window/logMessage``; one ``showMessage`` warning for a new set."""
     session = server.session
     for p in problems:
@@ -32,7 +32,7 @@ def report_problems(server: "OffloadLanguageServer", problems: list[str]) -> Non
                     f"{'were' if n != 1 else 'was'} ignored; see the offload-ls log for details")
 
 
-async def pull(server: "OffloadLanguageServer", fallback=None) -> tuple[Settings, list[str]]:
+async def pull(server: "Host", fallback=None) -> tuple[Settings, list[str]]:
     """Settings from ``workspace/configuration`` (section ``offload-ls``) on top of the
     ``initializationOptions``; ``fallback`` (a didChangeConfiguration payload) is used
     when the client cannot be asked. A failed or late answer keeps the current settings."""
@@ -54,7 +54,7 @@ async def pull(server: "OffloadLanguageServer", fallback=None) -> tuple[Settings
     return parse_client_settings(raw, session.init_settings)
 
 
-async def refresh(server: "OffloadLanguageServer", fallback=None) -> None:
+async def refresh(server: "Host", fallback=None) -> None:
     """Re-read the settings and re-analyse everything if they changed; trust withdrawn
     stops that workspace's checks, builds and runs."""
     session = server.session

@@ -6,27 +6,25 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from offload_ls.settings import Settings
 from offload_ls.toolchain.doctor import DoctorReport, render_text, run_doctor
-
-if TYPE_CHECKING:
-    from offload_ls.lsp.session import Session
 
 
 class ToolchainState:
     """The doctor's report for the session's current settings.
 
     Args:
-        session: whose settings (``rustc``, ``cargo``, ``gpuArch``, ``gpuTarget``) decide.
+        settings: the session's current settings (``rustc``, ``cargo``, ``gpuArch``,
+            ``gpuTarget`` decide), read on each call.
         log: ``(message, type)`` -> one ``window/logMessage`` (any thread).
         show: ``(message, type)`` -> one ``window/showMessage`` (any thread).
     """
 
-    def __init__(self, session: "Session", log: Callable[..., None], show: Callable[..., None]) -> None:
-        self.session = session
+    def __init__(self, settings: Callable[[], Settings], log: Callable[..., None], show: Callable[..., None]) -> None:
+        self._settings = settings
         self._log = log
         self._show = show
         self._report: DoctorReport | None = None
@@ -38,7 +36,7 @@ class ToolchainState:
         """The doctor's report for the current toolchain settings; the first report (and
         each after a settings change) is logged, and a missing offload toolchain is shown
         once. Blocking (it starts programs): call from a worker thread."""
-        s = self.session.settings
+        s = self._settings()
         key = (s.rustc, s.cargo, s.gpuArch, s.gpuTarget)
         with self._lock:
             if self._report is None or self._key != key:

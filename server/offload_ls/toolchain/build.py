@@ -20,12 +20,11 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from offload_ls.toolchain import facts
 from offload_ls.toolchain.crate import Crate
 from offload_ls.toolchain.doctor import HOST_ONLY, NATIVE, DoctorReport
-from offload_ls.toolchain.facts import HOST_TRIPLE
+from offload_ls.toolchain.facts import HOST_TRIPLE, DeviceImage
 from offload_ls.toolchain.plan import (
     DEFAULT_TIMEOUTS,
     RELEASE_PROFILE,
@@ -72,8 +71,6 @@ class BuildPlan(Plan):
     cubin: Path | None = None
 
 
-#: which images a build embeds: the GPU's, the x86_64 host device's, or both
-DeviceImage = Literal["gpu", "host", "both"]
 
 
 def images_for(device_image: DeviceImage, report: DoctorReport, out: Path) -> tuple[Image, ...]:

@@ -6,6 +6,8 @@ keep every such fact here, not scattered through the pipeline.
 
 from __future__ import annotations
 
+from typing import Literal
+
 #: ICE text of a rustc built without the ``llvm_offload`` feature when ``-Zoffload=Host=``
 #: (or ``Device`` on a crate with kernels) reaches codegen (rustc_codegen_llvm/src/llvm/ffi.rs stub; seen with
 #: Debian rustc 1.96.0 and nightly 2026-05-19, docs/offload-notes.md).
@@ -149,3 +151,8 @@ def component_command(toolchain: str, components: tuple[str, ...] = (OFFLOAD_COM
     """The rustup command that installs ``components`` for ``toolchain`` (shown, never run)."""
     add = f"rustup component add {' '.join(components)} --toolchain {toolchain}"
     return f"rustup update {toolchain.split('-')[0]} && {add}" if update else add
+
+
+#: which images a build embeds: the GPU's, the x86_64 host device's (libomptarget's Virtual
+#: Host Device, kernels run on the CPU), or both
+DeviceImage = Literal["gpu", "host", "both"]

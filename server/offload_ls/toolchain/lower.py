@@ -40,19 +40,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from offload_ls.toolchain.crate import Crate
 from offload_ls.toolchain.doctor import NATIVE, DoctorReport
+from offload_ls.toolchain.facts import DeviceImage
 from offload_ls.toolchain.lower_checks import IssueSink, LoweringIssue, check_barriers, check_path_dependencies
 from offload_ls.toolchain.lower_emit import SourceMap, by_reference
 from offload_ls.toolchain.lower_instances import Instances, instantiate
 from offload_ls.toolchain.lower_mirror import copy_tree, package_files, write_file
 from offload_ls.toolchain.lower_scan import MAX_FILE_BYTES, ScannedFile, file_module, module_tree, scan_file
 from offload_ls.workspace.files import FileTooLarge, read_source
-
-if TYPE_CHECKING:
-    from offload_ls.toolchain.build import DeviceImage
 
 __all__ = ["Lowering", "lower_crate", "lower_for_pipeline"]
 

@@ -1,14 +1,13 @@
 """``workspace/executeCommand``: offload-ls's commands, each with typed arguments (pygls
 structures them from the handler's annotation with the hooks of
-:func:`offload_ls.lsp.commands.register_command_args`). ``ls`` is left unannotated: pygls
+:func:`offload_ls.lsp.command_args.register_command_args`). ``ls`` is left unannotated: pygls
 resolves every annotation of a command handler at run time."""
 
 from __future__ import annotations
 
-from offload_ls.lsp import assembly, commands, profile
-from offload_ls.lsp.assembly import AssemblyArgs
-from offload_ls.lsp.commands import BuildArgs, RunArgs, UriArgs
-from offload_ls.lsp.profile import ProfileArgs
+from offload_ls.lsp import assembly, profile
+from offload_ls.lsp import command_args as names
+from offload_ls.lsp.command_args import AssemblyArgs, BuildArgs, ProfileArgs, RunArgs, UriArgs
 
 
 async def build(ls, args: BuildArgs):
@@ -41,11 +40,11 @@ async def kernel_assembly(ls, args: AssemblyArgs):
 
 #: command name -> handler
 COMMANDS = {
-    commands.BUILD: build,
-    commands.RUN: run,
-    commands.REPORT: show_run_report,
-    commands.DOCTOR: doctor,
-    commands.CANCEL: cancel,
-    profile.PROFILE: kernel_profile,
-    assembly.ASSEMBLY: kernel_assembly,
+    names.BUILD: build,
+    names.RUN: run,
+    names.REPORT: show_run_report,
+    names.DOCTOR: doctor,
+    names.CANCEL: cancel,
+    names.PROFILE: kernel_profile,
+    names.ASSEMBLY: kernel_assembly,
 }

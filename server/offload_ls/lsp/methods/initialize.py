@@ -9,7 +9,7 @@ import logging
 
 from lsprotocol import types
 
-from offload_ls.lsp.assembly import SHOW_ASSEMBLY
+from offload_ls.lsp.command_args import SHOW_ASSEMBLY
 from offload_ls.lsp.config import parse_client_settings
 from offload_ls.lsp.crate_state import ClientView
 
