@@ -25,9 +25,10 @@ log = logging.getLogger(__name__)
 SECTION = "offload-ls"
 
 
-@attrs.define
+@attrs.frozen
 class Settings:
-    """offload-ls settings (field names are the camelCase keys clients send).
+    """offload-ls settings (field names are the camelCase keys clients send). Immutable: a
+    change of settings is a new object (``attrs.evolve``), so a snapshot holding one keeps it.
 
     Attributes:
         rules: rule name -> ``"allow"`` / ``"warn"`` / ``"deny"``.
@@ -126,7 +127,7 @@ def parse_settings(raw: Any, base: Settings | None = None) -> tuple[Settings, li
         if key == "rules":
             rules, rule_problems = parse_rule_levels(value, f"{SECTION}.rules")
             problems += rule_problems
-            settings.rules = {**settings.rules, **rules}
+            settings = attrs.evolve(settings, rules={**settings.rules, **rules})
             continue
         wrong = _json_type_problem(value, fields[key].type)
         if wrong:

@@ -77,6 +77,8 @@ class WorkspaceFiles:
         uri = uri or result.path.as_uri()
         for m in result.messages:
             server.log(m, types.MessageType.Warning)
+        if result.analysis is not None:  # once per file and rule, as for open documents
+            server.analyses.report_failures(str(result.path), result.analysis.failures)
         if result.analysis is None or result.index is None:
             if session.disk_uris.pop(uri, None) is not None or force:
                 server.publish(uri, [], None)
@@ -165,6 +167,25 @@ class WorkspaceFiles:
             server.compiles.on_source_saved(path)  # an external change counts as a save
             if session.settings.scanWorkspace:
                 self.schedule(path, uri)
+
+    def on_document_opened(self, uri: str) -> None:
+        """The editor opened ``uri``: its text wins over the file on disk, whose diagnostics
+        are no longer this feature's to publish."""
+        self.session.disk_uris.pop(uri, None)
+
+    def on_document_closed(self, uri: str, path: Path | None) -> None:
+        """The editor closed ``uri`` (its text is gone, maybe unsaved): the crate mates read
+        the file on disk again; a workspace file still on disk goes back to its disk
+        diagnostics (when scanning), any other document's are cleared."""
+        session, server = self.session, self.server
+        if path is not None and path.suffix == ".rs":
+            server.jobs.schedule(f"\0crate {path}", 0, lambda p=path: self.refresh_crate_file(p))
+        root = session.root_of(path) if path is not None else None
+        if (session.settings.scanWorkspace and root is not None and path.suffix == ".rs"
+                and path.is_file() and not is_ignored(path, root)):
+            self.schedule(path, uri, 0, force=True)
+        else:
+            server.publish(uri, [], None)
 
     def _on_manifest_event(self, manifest: Path, deleted: bool) -> None:
         """A Cargo.toml appeared, changed or went: crates, levels and checks follow."""

@@ -24,6 +24,7 @@ from offload_ls.analysis.crate_index import file_items
 from offload_ls.analysis.engine import FileAnalysis
 from offload_ls.lsp.diagnostics import to_diagnostics
 from offload_ls.lsp.documents import Document
+from offload_ls.lsp.notices import analysis_failed_message, rule_failed_message, skip_message
 from offload_ls.lsp.scheduler import Debouncer
 from offload_ls.lsp.session import DocumentSnapshot, Session
 from offload_ls.workspace.read import screen
@@ -62,7 +63,7 @@ class DocumentAnalyses:
     def screen(self, key: str, label: str, source: bytes) -> bool:
         """False (and one log line per new reason) if the text must not be analysed."""
         skip = screen(source, self.session.settings.maxFileBytes)
-        reason = skip.describe(label) if skip is not None else None
+        reason = skip_message(skip, label) if skip is not None else None
         if reason is None:
             self.session.skip_logged.pop(key, None)
             return True
@@ -86,24 +87,23 @@ class DocumentAnalyses:
             if path is not None and result.facts is not None and \
                     crates.update(path, file_items(os.path.abspath(path), result.facts)):
                 self._call_on_loop(self.reanalyze_crate_mates, path)
-            self._report_failures(label, result.failures)
+            self.report_failures(label, result.failures)
             return result
         except Exception as exc:  # noqa: BLE001 - never crash a handler on odd input
             if path is not None:  # its items did not follow: the crate index reads the file
                 crates.refresh_from_disk(path)
             log.exception("analysis of %s failed", label)
-            self._log(f"{label}: analysis failed ({type(exc).__name__}: {exc}); no lints for this text",
-                      types.MessageType.Error)
+            self._log(analysis_failed_message(label, exc), types.MessageType.Error)
             return EMPTY
 
-    def _report_failures(self, label: str, failures) -> None:
+    def report_failures(self, label: str, failures) -> None:
         """One log line per rule that raises on ``label``'s text, the first time it does
         (not on every keystroke). Safe to call from worker threads."""
         logged = self.session.failures_logged.setdefault(label, set())
         for failure in failures:
             if failure.rule not in logged:
                 logged.add(failure.rule)
-                self._log(f"{label}: {failure.message}", types.MessageType.Error)
+                self._log(rule_failed_message(label, failure.message), types.MessageType.Error)
 
     # ------------------------------------------------------------------ reading analyses
 
@@ -166,7 +166,7 @@ class DocumentAnalyses:
         del self.session.inflight[uri]
         if not future.cancelled() and future.exception() is None and self.session.documents.get(uri) is doc \
                 and doc.parsed.version == version:
-            doc.analysis, doc.analysed_version = future.result(), version
+            doc.analysis, doc.analyzed_version = future.result(), version
 
     # ------------------------------------------------------------------ scheduling
 
@@ -203,7 +203,7 @@ class DocumentAnalyses:
         session = self.session
         for doc in session.documents:
             if doc.path is not None and doc.path != path and session.crates.same_crate(doc.path, path):
-                doc.analysed_version = -1
+                doc.analyzed_version = -1
                 self.schedule(doc.uri, self.background_delay_s())
 
     def reanalyze_open_documents(self) -> None:
@@ -212,7 +212,7 @@ class DocumentAnalyses:
             job.cancel()  # jobs of the old settings are not used (nor run, if not started)
         self.session.inflight.clear()
         for doc in self.session.documents:
-            doc.analysed_version = -1
+            doc.analyzed_version = -1
             self.schedule(doc.uri, 0)
 
     def forget(self, uri: str) -> None:

@@ -45,7 +45,7 @@ class Document:
         uri: as the client sent it. path: its file path (``None`` for ``untitled:`` etc.).
         version: the client's version number of the current text.
         parsed: current text (UTF-8 bytes) and tree.
-        analysis: the last analysis result, valid for ``parsed.version == analysed_version``.
+        analysis: the last analysis result, valid for ``parsed.version == analyzed_version``.
         cache: per-item analysis results of this document, so an edit re-analyses only the
             items it changed (``offload_ls.analysis.cache``; bounded, thread-safe).
     """
@@ -55,7 +55,7 @@ class Document:
     version: int
     parsed: ParsedFile
     analysis: FileAnalysis | None = None
-    analysed_version: int = -1
+    analyzed_version: int = -1
     cache: AnalysisCache = field(default_factory=AnalysisCache)
 
     @property
@@ -70,7 +70,7 @@ class Document:
 
     def current_analysis(self) -> FileAnalysis | None:
         """The cached analysis if it was computed from the current text, else ``None``."""
-        return self.analysis if self.analysed_version == self.parsed.version else None
+        return self.analysis if self.analyzed_version == self.parsed.version else None
 
 
 def apply_changes(

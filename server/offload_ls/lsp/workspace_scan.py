@@ -23,6 +23,7 @@ from pathlib import Path
 
 from offload_ls.analysis.engine import FileAnalysis, analyze_source
 from offload_ls.analysis.model import Level
+from offload_ls.lsp.notices import analysis_failed_message, invalid_utf8_message, skip_message
 from offload_ls.syntax.text import LineIndex
 from offload_ls.workspace.files import is_ignored, rust_files
 from offload_ls.workspace.read import read_for_analysis
@@ -54,19 +55,17 @@ def analyze_file(path: Path, max_bytes: int, levels: dict[str, Level], crates=No
     result = DiskResult(path)
     read = read_for_analysis(path, max_bytes)
     if read.skip is not None:
-        result.messages.append(read.skip.describe(str(path)))
+        result.messages.append(skip_message(read.skip, str(path)))
         return result
     source = read.source
     if read.invalid_utf8_at is not None:
-        result.messages.append(f"{path}: invalid UTF-8 at byte offset {read.invalid_utf8_at}; "
-                               f"analysed with U+FFFD in its place")
+        result.messages.append(invalid_utf8_message(str(path), read.invalid_utf8_at))
     try:
         crate = crates.view(path) if crates is not None else None
         result.analysis = analyze_source(source, levels, crate=crate)
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the scan
-        result.messages.append(f"{path}: analysis failed ({type(exc).__name__}: {exc}); not analysed")
+        result.messages.append(analysis_failed_message(str(path), exc))
         return result
-    result.messages += [f"{path}: {failure.message}" for failure in result.analysis.failures]
     result.index = LineIndex(source)
     return result
 

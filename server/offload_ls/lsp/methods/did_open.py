@@ -1,4 +1,4 @@
-"""``textDocument/didOpen``: track a Rust document and analyse it at once."""
+"""``textDocument/didOpen``: track a Rust document and analyze it at once."""
 
 from __future__ import annotations
 
@@ -15,5 +15,5 @@ def handle(ls, params: types.DidOpenTextDocumentParams) -> None:
         return
     ls.bind_loop()
     ls.session.documents.open(td.uri, td.text, td.version)
-    ls.session.disk_uris.pop(td.uri, None)
+    ls.files.on_document_opened(td.uri)
     ls.analyses.schedule(td.uri, 0)
