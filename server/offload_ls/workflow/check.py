@@ -40,6 +40,7 @@ TRANSFER_SOURCE = "offload-ls(host)"
 _LEVEL = {"error": Level.DENY, "ice": Level.DENY, "warning": Level.WARN}
 
 K = TypeVar("K")
+P = TypeVar("P")
 
 
 class CheckNotRun(Exception):
@@ -101,6 +102,12 @@ class CompilerMessage:
     @property
     def spanless(self) -> bool:
         return self.rustc_place is None
+
+    @property
+    def is_error(self) -> bool:
+        """An error or a crash (a finding of level ``deny``): it can stand for a lint
+        finding on the same span (:func:`predicted`)."""
+        return _LEVEL.get(self.level) is Level.DENY
 
     @property
     def rule(self) -> str:
@@ -204,19 +211,12 @@ PREDICTED_BY_LINTS = frozenset({"host_only_api_in_kernel"})
 LINT_SOURCE = "offload-ls"
 
 
-def predicted(lint: Finding, error_spans: Collection[Span]) -> bool:
-    """True if a compiler error (or crash) at one of ``error_spans`` (byte spans in the
-    lint's file) stands for the lint finding ``lint``: the front ends do not show it."""
-    return lint.source == LINT_SOURCE and lint.rule in PREDICTED_BY_LINTS and lint.span in error_spans
-
-
-def error_spans(messages: Iterable[CompilerMessage]) -> dict[Path, frozenset[Span]]:
-    """File -> byte spans of the compiler's errors and crashes there (for :func:`predicted`)."""
-    out: dict[Path, set[Span]] = {}
-    for m in messages:
-        if _LEVEL.get(m.level) is Level.DENY:
-            out.setdefault(m.path, set()).add(m.span)
-    return {path: frozenset(spans) for path, spans in out.items()}
+def predicted(rule: str | None, source: str | None, place: P, error_places: Collection[P]) -> bool:
+    """True if a compiler error (or crash) at ``place`` stands for the finding of ``rule``
+    reported by ``source`` there: the front ends do not show that lint finding. ``place`` and
+    ``error_places`` (those of :attr:`CompilerMessage.is_error` messages in the same file)
+    are byte spans (the CLI) or LSP ranges (the server)."""
+    return source == LINT_SOURCE and rule in PREDICTED_BY_LINTS and place in error_places
 
 
 def merge_findings(lints: Iterable[Finding], compiler: Iterable[Finding]) -> tuple[Finding, ...]:
@@ -225,7 +225,7 @@ def merge_findings(lints: Iterable[Finding], compiler: Iterable[Finding]) -> tup
     without the lint findings a compiler error on the same span predicts (:func:`predicted`)."""
     compiler = list(compiler)
     errors = {f.span for f in compiler if f.level is Level.DENY and f.source != LINT_SOURCE}
-    kept = [f for f in lints if not predicted(f, errors)]
+    kept = [f for f in lints if not predicted(f.rule, f.source, f.span, errors)]
     return tuple(sorted((*kept, *compiler), key=lambda f: (f.span.start, f.span.end, f.rule)))
 
 
@@ -294,6 +294,6 @@ async def check_crate(manifest: Path, doctor: DoctorReport, *, timeout_s: float 
 
 
 __all__ = ["LINT_SOURCE", "PREDICTED_BY_LINTS", "CheckNotRun", "CompilerMessage", "CrateCheck", "check_crate",
-           "check_from_result", "check_plan_for", "crate_transfer_findings", "crate_uses_offload", "error_spans",
+           "check_from_result", "check_plan_for", "crate_transfer_findings", "crate_uses_offload",
            "launch_arg_plans", "merge_findings", "package_line_span", "place_messages", "predicted",
            "transfer_findings"]
