@@ -7,7 +7,7 @@ Rule levels, lowest precedence first: each rule's default < the crate's Cargo.to
 command line, the later flag winning as with clippy's ``-W/-D/-A``.
 
 A problem with one file (unreadable, binary, too large, an analysis failure) is reported
-and the other files are still checked.
+and the other files are still checked; a file with invalid UTF-8 is checked, with a note.
 """
 
 from __future__ import annotations
@@ -20,16 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TextIO
 
-from offload_ls.analysis.engine import analyze_tree
+from offload_ls.analysis.engine import FileAnalysis, analyze_tree
 from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.syntax.text import LineIndex
 from offload_ls.workspace.cargo import CargoConfig, load_cargo_config
 from offload_ls.workspace.crates import CrateIndexes
 from offload_ls.workspace.files import rust_files
-from offload_ls.workspace.read import Skip, SkipKind, read_for_analysis
-
-#: Default for ``--max-file-bytes``: the server's ``maxFileBytes`` default (8 MiB).
-DEFAULT_MAX_FILE_BYTES = 8 * 1024 * 1024
+from offload_ls.workspace.read import DEFAULT_MAX_FILE_BYTES, Skip, SkipKind, analysis_failed, read_for_analysis
 
 #: Exit statuses of ``check`` (and of usage errors in every command).
 EXIT_OK = 0
@@ -138,11 +135,13 @@ def _printable(text: str) -> str:
 
 @dataclass
 class FileReport:
-    """One analysed file: its bytes, findings (sorted by span) and position index."""
+    """One analysed file: its bytes, findings (sorted by span) and position index;
+    ``analysis``: the analysis the findings came from (kept for ``--compile`` only)."""
 
     file: SourcePath
     source: bytes
     findings: tuple[Finding, ...]
+    analysis: FileAnalysis | None = field(default=None, repr=False, compare=False)
     _index: LineIndex | None = field(default=None, repr=False)
 
     @property
@@ -202,11 +201,6 @@ class CheckReport:
         return EXIT_OK
 
 
-def _short(exc: BaseException) -> str:
-    text = str(exc)
-    return text if len(text) <= 200 else text[:200] + "…"
-
-
 def check_paths(
     paths: Sequence[str | Path],
     overrides: Mapping[str, Level] | None = None,
@@ -215,6 +209,7 @@ def check_paths(
     verbose: bool = False,
     stderr: TextIO | None = None,
     cwd: Path | None = None,
+    keep_analyses: bool = False,
 ) -> CheckReport:
     """Check every ``.rs`` file under ``paths``.
 
@@ -228,6 +223,8 @@ def check_paths(
         stderr: where notices are written as they happen (default ``sys.stderr``).
         cwd: the directory shown paths are relative to (default: the current directory;
             relative ``paths`` are always opened from the current directory).
+        keep_analyses: keep each file's analysis in its report (``--compile`` reads the
+            launches and kernels, with the crate view and levels the findings came from).
 
     Never raises for a bad path or file: each becomes a :class:`Notice`.
     """
@@ -255,6 +252,8 @@ def check_paths(
             levels = _levels_for(src, configs, overrides or {}, report, result.cwd)
             fr = _check_file(src, levels, max_file_bytes, report, crates, verbose)
             if fr is not None:
+                if not keep_analyses:
+                    fr.analysis = None
                 result.files.append(fr)
     finally:
         progress.clear()
@@ -318,8 +317,10 @@ def _check_file(src: SourcePath, levels: Mapping[str, Level], max_file_bytes: in
                 verbose: bool = False) -> FileReport | None:
     read = read_for_analysis(src.path, max_file_bytes)
     if read.skip is not None:
-        report(_skip_notice(read.skip, src))
+        report(_skip_notice(read.skip, src, verbose))
         return None
+    if read.utf8_note is not None:
+        report(Notice("note", read.utf8_note, src))
     data = read.source
     try:
         crates = crates or CrateIndexes(lambda: max_file_bytes, keep_trees=True)
@@ -327,15 +328,19 @@ def _check_file(src: SourcePath, levels: Mapping[str, Level], max_file_bytes: in
         tree = crates.take_tree(src.path, data)
         analysis = analyze_tree(data, tree.root_node, levels, crate=crate)
     except Exception as exc:  # noqa: BLE001 - one file's failure must not stop the others
-        report(Notice("error", f"analysis failed ({type(exc).__name__}: {_short(exc)})", src))
+        report(_skip_notice(analysis_failed(exc), src, verbose))
         return None
     for failure in analysis.failures:  # a rule that raised: its findings are missing
-        trace = "\n" + failure.traceback.rstrip() if verbose and failure.traceback else ""
-        report(Notice("error", failure.message + trace, src))
-    return FileReport(src, data, analysis.findings)
+        report(Notice("error", failure.message + _trace(failure.traceback, verbose), src))
+    return FileReport(src, data, analysis.findings, analysis)
 
 
-def _skip_notice(skip: Skip, src: SourcePath) -> Notice:
+def _trace(traceback: str, verbose: bool) -> str:
+    """A failure's traceback on the lines after its notice (``--verbose`` only)."""
+    return "\n" + traceback.rstrip() if verbose and traceback else ""
+
+
+def _skip_notice(skip: Skip, src: SourcePath, verbose: bool = False) -> Notice:
     """The notice of a file not analysed (workspace/read.py), worded for the command line."""
     if skip.kind is SkipKind.TOO_LARGE:
         size = f"{skip.size} bytes" if skip.size is not None else "size unknown"
@@ -343,7 +348,7 @@ def _skip_notice(skip: Skip, src: SourcePath) -> Notice:
                               f"see --max-file-bytes)", src, skipped=True)
     if skip.kind is SkipKind.BINARY:
         return Notice("note", "skipped: binary file (a NUL byte in the first 8 KiB)", src, skipped=True)
-    return Notice("error", skip.error or "cannot read", src)
+    return Notice("error", skip.reason + _trace(skip.traceback, verbose), src)
 
 
 class _Progress:

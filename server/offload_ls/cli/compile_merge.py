@@ -13,26 +13,29 @@ span is placed on the crate's Cargo.toml.
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from offload_ls.analysis.engine import analyze_source
-from offload_ls.analysis.model import Finding, Level
+from offload_ls.analysis.model import Finding
 from offload_ls.cli.check import CheckReport, FileReport, Notice, SourcePath
 from offload_ls.toolchain.crate import CrateError
 from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
-from offload_ls.workflow.check import CheckNotRun, CrateCheck, check_crate, transfer_findings
+from offload_ls.workflow.check import (
+    CheckNotRun,
+    CrateCheck,
+    check_crate,
+    crate_transfer_findings,
+    merge_findings,
+)
 from offload_ls.workspace.cargo import find_manifest
-from offload_ls.workspace.files import read_source
-
-#: lints whose findings a compiler error on the same span makes redundant
-_PREDICTED_BY_LINTS = frozenset({"host_only_api_in_kernel"})
+from offload_ls.workspace.read import DEFAULT_MAX_FILE_BYTES, read_named
 
 
 def merge_compiler_findings(result: CheckReport, report: Callable[[Notice], None],
-                            transfer_plan: bool = True, timeout_s: float = 600.0) -> None:
-    """Compile each crate of ``result``'s files and add the compiler's findings to it.
+                            transfer_plan: bool = True, timeout_s: float = 600.0,
+                            max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
+    """Compile each crate of ``result``'s files and add the compiler's findings to it
+    (``max_file_bytes``: the size limit of the files the compiler's messages name).
 
     Problems (no toolchain, a bad Cargo.toml) become notices with level ``error``.
     """
@@ -53,50 +56,50 @@ def merge_compiler_findings(result: CheckReport, report: Callable[[Notice], None
     by_path = {Path(fr.file.absolute).resolve(): fr for fr in result.files}
     for manifest, crate_files in manifests.items():
         try:
-            checked = asyncio.run(check_crate(manifest, doctor, timeout_s=timeout_s, transfer_plan=transfer_plan))
+            checked = asyncio.run(check_crate(manifest, doctor, timeout_s=timeout_s, transfer_plan=transfer_plan,
+                                              max_bytes=max_file_bytes))
         except CheckNotRun as exc:  # no toolchain: no crate can be compiled
             report(Notice("error", f"--compile: {exc}"))
             return
         except CrateError as exc:
             report(Notice("error", f"--compile: {exc}"))
             continue
-        _merge(result, by_path, checked, crate_files)
+        _merge(result, by_path, checked, crate_files, max_file_bytes)
 
 
 def _merge(result: CheckReport, by_path: dict[Path, FileReport], checked: CrateCheck,
-           crate_files: list[FileReport]) -> None:
-    """Add one crate's compiler findings and transfer-plan disagreements to ``result``."""
+           crate_files: list[FileReport], max_file_bytes: int) -> None:
+    """Add one crate's compiler findings and transfer-plan disagreements to ``result``
+    (workflow/check.py's :func:`~offload_ls.workflow.check.merge_findings`: a lint finding a
+    compiler error on the same span predicts is dropped)."""
+    found: dict[Path, list[Finding]] = {}  # resolved path (``by_path``'s key) -> the compiler's findings
     for message in checked.messages:
+        # The CLI shows findings only: a note or help on its own (``finding()`` is None) is not
+        # printed, and related places in other files are left out (a finding's are in its file).
         finding = message.finding()
-        fr = _report_for(result, by_path, message.path) if finding is not None else None
-        if fr is None:
-            continue  # a note on its own, or a file that cannot be read
-        if finding.level is Level.DENY:
-            # the compiler's error where a lint predicted it (`x.sqrt()` in core-only device code:
-            # host_only_api_in_kernel and E0599 on the same span): the compiler's word stands alone
-            fr.findings = tuple(f for f in fr.findings if not (
-                f.span == finding.span and f.rule in _PREDICTED_BY_LINTS and f.source == "offload-ls"))
-        _append(fr, finding)
+        if finding is not None and _report_for(result, by_path, message.path, max_file_bytes) is not None:
+            found.setdefault(message.path.resolve(), []).append(finding)  # else: a file that cannot be read
     if checked.transfers:
         result.transfer_plans[checked.manifest.parent] = (checked.name, checked.transfers)
-        for fr in crate_files:
-            for finding in transfer_findings(analyze_source(fr.source), checked.transfers):
-                _append(fr, finding)
+        analyses = {Path(fr.file.absolute).resolve(): fr.analysis for fr in crate_files if fr.analysis is not None}
+        for path, findings in crate_transfer_findings(analyses, checked.transfers).items():
+            found.setdefault(path, []).extend(findings)
+    for path, findings in found.items():
+        fr = by_path[path]
+        fr.findings = merge_findings(fr.findings, findings)
 
 
-def _report_for(result: CheckReport, by_path: dict[Path, FileReport], path: Path) -> FileReport | None:
+def _report_for(result: CheckReport, by_path: dict[Path, FileReport], path: Path,
+                max_file_bytes: int) -> FileReport | None:
+    """The report of ``path`` (a file a compiler message names): a checked file's, or a new
+    one without lint findings; ``None`` when it cannot be read (workspace/read.py's screening)."""
     path = path.resolve()
     fr = by_path.get(path)
     if fr is None:
-        try:
-            data = read_source(path, sys.maxsize)
-        except OSError:
+        data = read_named(path, max_file_bytes)
+        if data is None:
             return None
         fr = FileReport(SourcePath.of(path, result.cwd), data, ())
         result.files.append(fr)
         by_path[path] = fr
     return fr
-
-
-def _append(fr: FileReport, finding: Finding) -> None:
-    fr.findings = tuple(sorted((*fr.findings, finding), key=lambda f: (f.span.start, f.span.end, f.rule)))

@@ -263,14 +263,16 @@ def check_command(args: argparse.Namespace) -> int:
     if args.transfer_plan and args.format != "text":
         _write(sys.stderr, f"{PROG}: error: --transfer-plan is printed in the text format only\n")
         return EXIT_ERROR
-    result = check_paths(args.paths, overrides, max_file_bytes=args.max_file_bytes, verbose=args.verbose)
-    if args.compile or args.transfer_plan:
+    compile_too = args.compile or args.transfer_plan
+    result = check_paths(args.paths, overrides, max_file_bytes=args.max_file_bytes, verbose=args.verbose,
+                         keep_analyses=compile_too)
+    if compile_too:
         from offload_ls.cli.compile_merge import merge_compiler_findings
 
         def report(notice):
             result.notices.append(notice)
             _write(sys.stderr, notice.line() + "\n")
-        merge_compiler_findings(result, report)
+        merge_compiler_findings(result, report, max_file_bytes=args.max_file_bytes)
     text = renderer(args.format)(result)
     if args.transfer_plan:
         text += _transfer_plan_text(result)

@@ -5,30 +5,32 @@ the user's files, and the transfer plan's disagreements with the source types.
 
 The CLI runs :func:`check_crate`; the server's :class:`~offload_ls.toolchain.service.CompileService`
 schedules the same plan (:func:`check_plan_for`) per crate (debounce, cancel-on-newer) and
-converts its result with the same :func:`place_messages` / :func:`transfer_findings`. The front
-ends only render: findings with UTF-8 byte spans become text / JSON / SARIF or LSP diagnostics.
+converts its result with the same :func:`check_from_result` (messages placed and worded once:
+:class:`CompilerMessage`), :func:`crate_transfer_findings` and the rule of which lint findings a
+compiler error makes redundant (:func:`predicted`, :func:`merge_findings`). The front ends
+only render: byte spans become text / JSON / SARIF positions or LSP ranges.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from offload_ls.analysis.engine import FileAnalysis
 from offload_ls.analysis.model import Edit, Finding, Fix, Launch, Level, Related, Span
 from offload_ls.toolchain.compile import CheckResult, run_plan
 from offload_ls.toolchain.crate import load_crate
-from offload_ls.toolchain.diagnostics import CompilerDiagnostic
+from offload_ls.toolchain.diagnostics import CompilerDiagnostic, DiagnosticLevel, SpanRef
 from offload_ls.toolchain.doctor import HOST_ONLY, DoctorReport
 from offload_ls.toolchain.lower import lower_for_pipeline
 from offload_ls.toolchain.plan import Plan, check_plan
 from offload_ls.toolchain.process import CancelToken
 from offload_ls.toolchain.transfer_check import ArgPlan, plan_for_launch
 from offload_ls.toolchain.transfer_plan import KernelTransfers
-from offload_ls.workspace.files import read_source, rust_files
-from offload_ls.workspace.read import read_for_analysis
+from offload_ls.workspace.files import rust_files
+from offload_ls.workspace.read import DEFAULT_MAX_FILE_BYTES, read_for_analysis, read_named
 
 #: rule name of the findings offload-ls derives from the compiler's transfer plan
 TRANSFER_RULE = "offload_transfer_plan"
@@ -36,6 +38,9 @@ TRANSFER_RULE = "offload_transfer_plan"
 TRANSFER_SOURCE = "offload-ls(host)"
 #: rustc levels that are findings on their own (``note`` / ``help`` only explain others)
 _LEVEL = {"error": Level.DENY, "ice": Level.DENY, "warning": Level.WARN}
+
+K = TypeVar("K")
+P = TypeVar("P")
 
 
 class CheckNotRun(Exception):
@@ -64,12 +69,21 @@ def check_plan_for(manifest: Path, doctor: DoctorReport, timeout_s: float, ir_ti
 
 @dataclass(frozen=True)
 class CompilerMessage:
-    """One compiler message placed in a file.
+    """One compiler message placed in a file and converted once for both front ends: the
+    server only maps its byte spans to LSP ranges, the CLI only renders :meth:`finding`.
 
     Attributes:
         path: the file (the crate's Cargo.toml for a message without a span).
         span: UTF-8 byte range in ``path`` (Cargo.toml's ``[package]`` for a span-less one).
-        diagnostic: the message as parsed (level, code, passes, notes, rustc's line/column).
+        level: rustc's level (``error``, ``warning``, ``note``, ``help``, ``ice``,
+            ``failure-note``).
+        text: the message as shown: a span-less one (not a crash) starts with the passes
+            that reported it (``[device nvptx64 sm_90, host] ...``: it sits on Cargo.toml);
+            each note follows on its own line.
+        code: the compiler's code (``E0599``, a lint name) or ``None``.
+        source: the passes that reported it (``offload-ls(device nvptx64 sm_90)``).
+        rustc_place: rustc's own 1-based line/column of the primary span (columns in
+            characters), for a file that cannot be read; ``None`` for a span-less message.
         related: secondary places, in any file: (path, byte span, message).
         fix: the MachineApplicable suggestion's edits in ``path`` (empty when it has none,
             or when it also edits other files).
@@ -77,28 +91,41 @@ class CompilerMessage:
 
     path: Path
     span: Span
-    diagnostic: CompilerDiagnostic
+    level: DiagnosticLevel
+    text: str
+    code: str | None = None
+    source: str = "offload-ls"
+    rustc_place: SpanRef | None = None
     related: tuple[tuple[Path, Span, str], ...] = ()
     fix: tuple[Edit, ...] = ()
 
     @property
     def spanless(self) -> bool:
-        return self.diagnostic.span is None
+        return self.rustc_place is None
+
+    @property
+    def is_error(self) -> bool:
+        """An error or a crash (a finding of level ``deny``): it can stand for a lint
+        finding on the same span (:func:`predicted`)."""
+        return _LEVEL.get(self.level) is Level.DENY
+
+    @property
+    def rule(self) -> str:
+        """The compiler's code, or ``ice`` for a crash, ``compiler`` for another message."""
+        return self.code or ("ice" if self.level == "ice" else "compiler")
 
     def finding(self) -> Finding | None:
-        """The message as a finding (``rule``: the compiler's code, or ``compiler`` / ``ice``;
-        level ``deny`` for errors and crashes, ``warn`` for warnings; ``None`` for a note or
-        help on its own). Notes follow the message on their own lines; related places in
-        other files are left out."""
-        d = self.diagnostic
-        level = _LEVEL.get(d.level)
+        """The message as a finding (``rule``: :attr:`rule`; level ``deny`` for errors and
+        crashes, ``warn`` for warnings; ``None`` for a note or help on its own: a finding has
+        no such level). A finding's related places are in its own file: those in other files
+        are left out."""
+        level = _LEVEL.get(self.level)
         if level is None:
             return None
-        message = d.message + "".join(f"\n{n}" for n in d.notes)
         related = tuple(Related(span, m) for path, span, m in self.related if _same(path, self.path))
         fixes = (Fix("apply the compiler's suggestion", self.fix),) if self.fix else ()
-        return Finding(rule=d.code or ("ice" if d.level == "ice" else "compiler"), span=self.span,
-                       message=message, level=level, fixes=fixes, related=related, source=d.source)
+        return Finding(rule=self.rule, span=self.span, message=self.text, level=level, fixes=fixes,
+                       related=related, source=self.source)
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -112,10 +139,9 @@ def package_line_span(data: bytes) -> Span:
 
 
 def place_messages(diagnostics: list[CompilerDiagnostic], manifest: Path,
-                   read: Callable[[Path], bytes | None] | None = None) -> list[CompilerMessage]:
+                   read: Callable[[Path], bytes | None]) -> list[CompilerMessage]:
     """Each compiler message with its file and byte span: span-less ones on Cargo.toml's
-    ``[package]`` line (``read``: a file's bytes or ``None``; default: from disk)."""
-    read = read or _read
+    ``[package]`` line (``read``: a file's bytes or ``None``, e.g. :func:`read_named`)."""
     out = []
     header: Span | None = None  # Cargo.toml's `[package]`, read once for every span-less message
     for d in diagnostics:
@@ -126,19 +152,20 @@ def place_messages(diagnostics: list[CompilerDiagnostic], manifest: Path,
             path, span = manifest, header
         else:
             path, span = d.span.file, Span(d.span.start, d.span.end)
-        related = tuple((s.file, Span(s.start, s.end), m) for s, m in d.related)
-        fix = ()
-        if d.fixes and d.span is not None and all(_same(r.span.file, d.span.file) for r in d.fixes):
-            fix = tuple(Edit(Span(r.span.start, r.span.end), r.text) for r in d.fixes)
-        out.append(CompilerMessage(path, span, d, related, fix))
+        out.append(_placed(d, path, span))
     return out
 
 
-def _read(path: Path) -> bytes | None:
-    try:
-        return read_source(path, sys.maxsize)
-    except OSError:
-        return None
+def _placed(d: CompilerDiagnostic, path: Path, span: Span) -> CompilerMessage:
+    text = d.message
+    if d.span is None and d.level != "ice":
+        text = f"[{', '.join(d.passes)}] {text}"
+    text += "".join(f"\n{n}" for n in d.notes)
+    related = tuple((s.file, Span(s.start, s.end), m) for s, m in d.related)
+    fix: tuple[Edit, ...] = ()
+    if d.fixes and d.span is not None and all(_same(r.span.file, d.span.file) for r in d.fixes):
+        fix = tuple(Edit(Span(r.span.start, r.span.end), r.text) for r in d.fixes)
+    return CompilerMessage(path, span, d.level, text, d.code, d.source, d.span, related, fix)
 
 
 def launch_arg_plans(analysis: FileAnalysis, transfers: dict[str, KernelTransfers]
@@ -163,13 +190,52 @@ def transfer_findings(analysis: FileAnalysis, transfers: dict[str, KernelTransfe
             for _, plans in launch_arg_plans(analysis, transfers) for ap in plans if ap.problem]
 
 
+def crate_transfer_findings(analyses: Mapping[K, FileAnalysis], transfers: dict[str, KernelTransfers]
+                            ) -> dict[K, list[Finding]]:
+    """:func:`transfer_findings` of each file of a crate (``analyses``: any key -> the file's
+    analysis as the front end made it, with its crate view and rule levels: a path for the
+    CLI, a URI for the server); files without any are left out."""
+    out: dict[K, list[Finding]] = {}
+    for key, analysis in analyses.items():
+        found = transfer_findings(analysis, transfers)
+        if found:
+            out[key] = found
+    return out
+
+
+#: Lint rules whose finding a compiler error on the same span makes redundant: the
+#: compiler's word stands alone (``x.sqrt()`` in core-only device code: host_only_api_in_kernel
+#: and E0599 on the same span).
+PREDICTED_BY_LINTS = frozenset({"host_only_api_in_kernel"})
+#: ``source`` of the lint rules' findings
+LINT_SOURCE = "offload-ls"
+
+
+def predicted(rule: str | None, source: str | None, place: P, error_places: Collection[P]) -> bool:
+    """True if a compiler error (or crash) at ``place`` stands for the finding of ``rule``
+    reported by ``source`` there: the front ends do not show that lint finding. ``place`` and
+    ``error_places`` (those of :attr:`CompilerMessage.is_error` messages in the same file)
+    are byte spans (the CLI) or LSP ranges (the server)."""
+    return source == LINT_SOURCE and rule in PREDICTED_BY_LINTS and place in error_places
+
+
+def merge_findings(lints: Iterable[Finding], compiler: Iterable[Finding]) -> tuple[Finding, ...]:
+    """One file's findings and the compiler's there (its messages' :meth:`~CompilerMessage.finding`
+    and the transfer plan's) as one tuple sorted by span then rule (in given order on a tie),
+    without the lint findings a compiler error on the same span predicts (:func:`predicted`)."""
+    compiler = list(compiler)
+    errors = {f.span for f in compiler if f.level is Level.DENY and f.source != LINT_SOURCE}
+    kept = [f for f in lints if not predicted(f.rule, f.source, f.span, errors)]
+    return tuple(sorted((*kept, *compiler), key=lambda f: (f.span.start, f.span.end, f.rule)))
+
+
 #: Byte strings whose presence in a crate's sources means it uses rustc's offload (kernels
 #: or launches). A cheap pre-filter before compiling: a crate without any would fail the
 #: device pass (no `std` for nvptx64) for no benefit.
 OFFLOAD_MARKERS = (b"rustc_offload_kernel", b"offload_kernel", b"gpu-kernel", b"intrinsics::offload", b"offload!")
 
 
-def crate_uses_offload(manifest: Path, max_files: int = 5000, max_bytes: int = 8 << 20) -> bool:
+def crate_uses_offload(manifest: Path, max_files: int = 5000, max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> bool:
     """True if any ``.rs`` file of the crate (not under ``target/``) mentions an offload
     marker. Files the screening skips (unreadable, over ``max_bytes``, binary) are not read;
     a crate of more than ``max_files`` files is taken to use offload (checked, not guessed)."""
@@ -203,24 +269,31 @@ class CrateCheck:
 
 
 def check_from_result(manifest: Path, name: str, result: CheckResult,
-                read: Callable[[Path], bytes | None] | None = None) -> CrateCheck:
-    """A finished run of a crate's check plan as a :class:`CrateCheck`."""
-    return CrateCheck(manifest=manifest, name=name, messages=place_messages(result.diagnostics, manifest, read),
+                      max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> CrateCheck:
+    """A finished run of a crate's check plan as a :class:`CrateCheck` (reads Cargo.toml for
+    span-less messages, through :func:`read_named` with the size limit ``max_bytes``: blocking
+    file I/O, for a worker thread)."""
+    messages = place_messages(result.diagnostics, manifest, lambda path: read_named(path, max_bytes))
+    return CrateCheck(manifest=manifest, name=name, messages=messages,
                       transfers=result.transfers, seconds=result.seconds, cancelled=result.cancelled,
                       failed_passes=[p.label for p in result.passes if p.completed and not p.completed.ok])
 
 
 async def check_crate(manifest: Path, doctor: DoctorReport, *, timeout_s: float = 600.0,
-                      transfer_plan: bool = True, cancel: CancelToken | None = None) -> CrateCheck:
-    """Run the offload check of ``manifest``'s crate (``timeout_s`` per pass, seconds).
+                      transfer_plan: bool = True, cancel: CancelToken | None = None,
+                      max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> CrateCheck:
+    """Run the offload check of ``manifest``'s crate (``timeout_s`` per pass, seconds;
+    ``max_bytes``: the size limit of the files its messages name).
 
     Raises:
         CheckNotRun: no toolchain with cargo. CrateError: ``cargo metadata`` failed.
     """
     plan = check_plan_for(manifest, doctor, timeout_s, timeout_s, transfer_plan)
     result = await run_plan(plan, cancel=cancel)
-    return check_from_result(manifest, plan.crate.name, result)
+    return check_from_result(manifest, plan.crate.name, result, max_bytes)
 
 
-__all__ = ["CheckNotRun", "CompilerMessage", "CrateCheck", "check_crate", "check_from_result", "check_plan_for",
-           "crate_uses_offload", "launch_arg_plans", "package_line_span", "place_messages", "transfer_findings"]
+__all__ = ["LINT_SOURCE", "PREDICTED_BY_LINTS", "CheckNotRun", "CompilerMessage", "CrateCheck", "check_crate",
+           "check_from_result", "check_plan_for", "crate_transfer_findings", "crate_uses_offload",
+           "launch_arg_plans", "merge_findings", "package_line_span", "place_messages", "predicted",
+           "transfer_findings"]
