@@ -10,8 +10,8 @@ have any (nothing stale after a fix).
 
 from __future__ import annotations
 
+import asyncio
 import logging
-import sys
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from lsprotocol import types
 
 from offload_ls.analysis.model import Span
-from offload_ls.lsp.crate_state import CheckDiagnostics, compiler_diagnostics
+from offload_ls.lsp.crate_state import CheckDiagnostics, compiler_diagnostics, compiler_error_ranges
 from offload_ls.lsp.positions import to_range
 from offload_ls.syntax.text import LineIndex
 from offload_ls.toolchain.compile import CheckResult
@@ -30,11 +30,12 @@ from offload_ls.workflow.check import (
     CompilerMessage,
     check_from_result,
     check_plan_for,
+    crate_transfer_findings,
     crate_uses_offload,
     package_line_span,
-    transfer_findings,
+    predicted,
 )
-from offload_ls.workspace.files import read_source
+from offload_ls.workspace.read import read_named
 
 if TYPE_CHECKING:
     from offload_ls.lsp.host import Host
@@ -143,13 +144,22 @@ class CompileFeature:
     # ------------------------------------------------------------------ results
 
     async def _on_result(self, manifest: Path, generation: int, result: CheckResult) -> None:
-        checked = check_from_result(manifest, manifest.parent.name, result)
+        max_bytes = self.server.session.settings.maxFileBytes
+        loop = asyncio.get_running_loop()
+        # placing the messages reads Cargo.toml, and their ranges need the files they name:
+        # blocking file I/O, in a worker thread
+        checked = await loop.run_in_executor(None, check_from_result, manifest, manifest.parent.name, result,
+                                             max_bytes)
+        named = {m.path for m in checked.messages} | {p for m in checked.messages for p, _, _ in m.related}
+        data = await loop.run_in_executor(None, lambda: {p: read_named(p, max_bytes) for p in named})
+        indexes = {path: self._index_of(path, d) for path, d in data.items()}
         new = CheckDiagnostics(generation=generation, transfers=checked.transfers)
-        indexes: dict[Path, LineIndex | None] = {}
         for message in checked.messages:
             diag = self._diagnostic(message, indexes)
             uri = message.path.as_uri()
             new.diagnostics.setdefault(uri, []).append(diag)
+            if message.is_error:
+                new.error_ranges.setdefault(uri, []).append(diag.range)
             if message.fix:
                 edits = [types.TextEdit(range=self._range(message.path, e.span, None, indexes), new_text=e.new_text)
                          for e in message.fix]
@@ -169,31 +179,25 @@ class CompileFeature:
             self.server.republish(uri)
         self.server.refresh_inlay_hints()
 
-    def _index_for(self, file: Path, indexes: dict[Path, LineIndex | None]) -> LineIndex | None:
-        if file not in indexes:
-            doc = self.server.session.documents.by_path(file)
-            try:
-                data = read_source(file, sys.maxsize)
-            except OSError:
-                data = None
-            if doc is not None and (data is None or doc.source == data):
-                indexes[file] = doc.line_index
-            else:
-                indexes[file] = LineIndex(data) if data is not None else None
-        return indexes[file]
+    def _index_of(self, file: Path, data: bytes | None) -> LineIndex | None:
+        """The line index of ``file`` read as ``data`` (``None``: unreadable): the open
+        document's when its text is what was read."""
+        doc = self.server.session.documents.by_path(file)
+        if doc is not None and (data is None or doc.source == data):
+            return doc.line_index
+        return LineIndex(data) if data is not None else None
 
     def _manifest_range(self, manifest: Path) -> types.Range:
         """The ``[package]`` header of ``manifest`` (its first line when it has none)."""
-        indexes: dict[Path, LineIndex | None] = {}
-        index = self._index_for(manifest, indexes)
+        index = self._index_of(manifest, read_named(manifest, self.server.session.settings.maxFileBytes))
         span = package_line_span(index.source) if index is not None else Span(0, 0)
-        return self._range(manifest, span, None, indexes)
+        return self._range(manifest, span, None, {manifest: index})
 
     def _range(self, path: Path, span: Span, ref: SpanRef | None,
                indexes: dict[Path, LineIndex | None]) -> types.Range:
         """The range of a byte ``span`` of ``path``; for a file that cannot be read, rustc's
         own line/column (``ref``), or the first line (a Cargo.toml)."""
-        index = self._index_for(path, indexes)
+        index = indexes.get(path)
         if index is not None:
             return to_range(index, span, self.server.session.encoding)
         if ref is None:
@@ -202,25 +206,15 @@ class CompileFeature:
                            end=types.Position(line=max(ref.end_line - 1, 0), character=max(ref.end_column - 1, 0)))
 
     def _diagnostic(self, message: CompilerMessage, indexes: dict[Path, LineIndex | None]) -> types.Diagnostic:
-        """A placed compiler message as an LSP diagnostic: a span-less one names its passes,
-        notes follow on their own lines, related places in readable files are kept."""
-        d = message.diagnostic
-        related = []
-        for path, span, text in message.related:
-            index = self._index_for(path, indexes)
-            if index is not None:
-                related.append(types.DiagnosticRelatedInformation(
-                    location=types.Location(uri=path.as_uri(),
-                                            range=to_range(index, span, self.server.session.encoding)),
-                    message=text))
-        text = d.message
-        if message.spanless and d.level != "ice":
-            text = f"[{', '.join(d.passes)}] {text}"
-        if d.notes:
-            text += "\n" + "\n".join(d.notes)
-        return types.Diagnostic(range=self._range(message.path, message.span, d.span, indexes), message=text,
-                                severity=_SEVERITY.get(d.level, types.DiagnosticSeverity.Error), code=d.code,
-                                source=d.source, related_information=related or None)
+        """A placed compiler message (worded by workflow/check.py) as an LSP diagnostic;
+        related places in readable files are kept."""
+        related = [types.DiagnosticRelatedInformation(
+            location=types.Location(uri=path.as_uri(), range=to_range(index, span, self.server.session.encoding)),
+            message=text) for path, span, text in message.related if (index := indexes.get(path)) is not None]
+        return types.Diagnostic(range=self._range(message.path, message.span, message.rustc_place, indexes),
+                                message=message.text, code=message.code, source=message.source,
+                                severity=_SEVERITY.get(message.level, types.DiagnosticSeverity.Error),
+                                related_information=related or None)
 
     # ------------------------------------------------------------------ transfer plan
 
@@ -230,19 +224,26 @@ class CompileFeature:
         computed on the event loop's thread)."""
         if not results.transfers:
             return
+        docs, analyses = {}, {}
         for doc in list(self.server.session.documents):
             if doc.path is None or self.manifest_for(doc.path) != manifest:
                 continue
             analysis = await self.server.analyses.analysis_of(doc)
-            if analysis is None:
-                continue  # the text changed meanwhile: its positions would be wrong
-            for f in transfer_findings(analysis, results.transfers):
-                results.diagnostics.setdefault(doc.uri, []).append(types.Diagnostic(
-                    range=to_range(doc.line_index, f.span, self.server.session.encoding), message=f.message,
-                    severity=types.DiagnosticSeverity.Warning, code=f.rule, source=f.source))
+            if analysis is not None:  # None: the text changed meanwhile, its positions would be wrong
+                docs[doc.uri], analyses[doc.uri] = doc, analysis
+        for uri, findings in crate_transfer_findings(analyses, results.transfers).items():
+            results.diagnostics.setdefault(uri, []).extend(types.Diagnostic(
+                range=to_range(docs[uri].line_index, f.span, self.server.session.encoding), message=f.message,
+                severity=types.DiagnosticSeverity.Warning, code=f.rule, source=f.source) for f in findings)
 
     # ------------------------------------------------------------------ for the server
 
     def diagnostics_for(self, uri: str) -> list[types.Diagnostic]:
         """Every crate's newest compiler diagnostics in ``uri``."""
         return compiler_diagnostics(self.server.session.results, uri)
+
+    def shown_lints(self, uri: str, lint: list[types.Diagnostic]) -> list[types.Diagnostic]:
+        """``uri``'s lint diagnostics without those a compiler error on the same range stands
+        for (workflow/check.py ``predicted``)."""
+        errors = compiler_error_ranges(self.server.session.results, uri)
+        return [d for d in lint if not predicted(d.code, d.source, d.range, errors)] if errors else lint

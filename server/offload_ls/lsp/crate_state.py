@@ -32,12 +32,15 @@ class CheckDiagnostics:
         diagnostics: URI -> the compiler's diagnostics there, and the transfer plan's findings
             in the crate's open documents.
         fixes: URI -> (diagnostic, its MachineApplicable suggestion's edits).
+        error_ranges: URI -> the ranges of the compiler's errors there (a lint finding on
+            one of them may be hidden: workflow/check.py ``predicted``).
         transfers: kernel symbol -> the compiled host pass's transfer plan.
     """
 
     generation: int = 0
     diagnostics: dict[str, list[types.Diagnostic]] = field(default_factory=dict)
     fixes: dict[str, list[tuple[types.Diagnostic, list[types.TextEdit]]]] = field(default_factory=dict)
+    error_ranges: dict[str, list[types.Range]] = field(default_factory=dict)
     transfers: dict[str, KernelTransfers] = field(default_factory=dict)
 
 
@@ -104,6 +107,12 @@ def compiler_diagnostics(states: dict, uri: str) -> list[types.Diagnostic]:
         if state.check is not None:
             out += state.check.diagnostics.get(uri, [])
     return out
+
+
+def compiler_error_ranges(states: dict, uri: str) -> list[types.Range]:
+    """Every crate's newest compiler error ranges in ``uri``."""
+    return [r for state in states.values() if state.check is not None
+            for r in state.check.error_ranges.get(uri, [])]
 
 
 def compiler_fixes(states: dict, uri: str) -> tuple[tuple[types.Diagnostic, list[types.TextEdit]], ...]:

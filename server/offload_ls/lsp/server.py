@@ -163,14 +163,14 @@ class OffloadLanguageServer(LanguageServer):
         lint[uri] = (diagnostics, version)
         if not diagnostics and uri not in self.session.documents:
             lint.pop(uri, None)
-        self.text_document_publish_diagnostics(
-            publish_params(uri, diagnostics + self.compiles.diagnostics_for(uri), version))
+        self.text_document_publish_diagnostics(publish_params(
+            uri, self.compiles.shown_lints(uri, diagnostics) + self.compiles.diagnostics_for(uri), version))
 
     def republish(self, uri: str) -> None:
         """Send ``uri``'s diagnostics again (its compiler diagnostics changed)."""
         lint, version = self.session.lint.get(uri, ([], None))
-        self.text_document_publish_diagnostics(
-            publish_params(uri, lint + self.compiles.diagnostics_for(uri), version))
+        self.text_document_publish_diagnostics(publish_params(
+            uri, self.compiles.shown_lints(uri, lint) + self.compiles.diagnostics_for(uri), version))
 
     def capability(self, path: str, default):
         """A client capability by pygls' dotted snake_case path."""

@@ -58,8 +58,9 @@ def analyze_file(path: Path, max_bytes: int, levels: dict[str, Level], crates=No
         result.messages.append(skip_message(read.skip, str(path)))
         return result
     source = read.source
-    if read.invalid_utf8_at is not None:
-        result.messages.append(invalid_utf8_message(str(path), read.invalid_utf8_at))
+    note = invalid_utf8_message(str(path), read)
+    if note is not None:
+        result.messages.append(note)
     try:
         crate = crates.view(path) if crates is not None else None
         result.analysis = analyze_source(source, levels, crate=crate)
