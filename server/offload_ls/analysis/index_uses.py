@@ -11,10 +11,13 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from offload_ls.analysis.bounds import DIVISION_METHODS
+from offload_ls.analysis.flow.sources import DependenceKind
 from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.static_muts import StaticMuts
 from offload_ls.syntax.nodes import method_name, named, strip
 from offload_ls.syntax.parse import identifier_nodes, node_text, parse_type
+
+_GLOBAL, _LOCAL, _POSITION = DependenceKind.GLOBAL, DependenceKind.LOCAL, DependenceKind.POSITION
 
 
 def accumulated(flow: ThreadFlow, b) -> bool:
@@ -160,14 +163,14 @@ def launch_position(flow: ThreadFlow, index: Node) -> bool:
     combined with a thread index (``block_idx * block_dim + thread_idx``)? An index from
     the block index alone (one block per row) or the thread index alone (bounded by the
     block size) does not grow with a rounded-up grid."""
-    if flow.depends(index, "position"):
+    if flow.depends(index, _POSITION):
         return True
-    return flow.depends(index, "global") and flow.depends(index, "local")
+    return flow.depends(index, _GLOBAL) and flow.depends(index, _LOCAL)
 
 
 def block_only(flow: ThreadFlow, node: Node) -> bool:
     """``node`` depends on the block index and on nothing else of the thread's position."""
-    return flow.depends(node, "global") and not flow.depends(node, "local") and not flow.depends(node, "position")
+    return flow.depends(node, _GLOBAL) and not flow.depends(node, _LOCAL) and not flow.depends(node, _POSITION)
 
 
 def buffer_base(use: Node) -> Node | None:

@@ -34,10 +34,17 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from offload_ls.analysis.bounds import bounded, guards_at
+from offload_ls.analysis.bounds.index_guards import (
+    dispatch_guards,
+    guard_holds_at,
+    range_outside,
+    record_counts,
+    weak_guard,
+)
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.flow.sources import DependenceKind
 from offload_ls.analysis.flow.thread_flow import ThreadFlow
-from offload_ls.analysis.index_guards import dispatch_guards, guard_holds_at, range_outside, record_counts, weak_guard
 from offload_ls.analysis.index_uses import (
     block_only,
     buffer_base,
@@ -59,6 +66,9 @@ from offload_ls.syntax.nodes import strip
 from offload_ls.syntax.parse import node_text
 
 NAME = "unchecked_thread_index"
+
+#: The dependence kinds a helper's followed parameters join: each is a position in the launch.
+_FOLLOWED = (DependenceKind.ALL, DependenceKind.GLOBAL, DependenceKind.POSITION)
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -104,7 +114,7 @@ def _helper_findings(ctx: FileContext, dfn, fold, seen: set[tuple[int, int]]) ->
         if k.name in callers and (k.fn_start in ctx.facts.cube_checked or _one_thread_blocks(ctx, k)):
             return  # a caller whose positions cannot pass the end
     flow = ThreadFlow(fn, index=ctx.flow_index(fn))
-    flow._params_by_kind = {k: (names | set(passed) if k in ("all", "global", "position") else names)
+    flow._params_by_kind = {k: (names | set(passed) if k in _FOLLOWED else names)
                             for k, names in flow._params_by_kind.items()}
     flags, call, caller = calls[0]
     yield from _FunctionCheck(ctx, dfn, fn, fold, flow, (dfn.name, passed, call, caller)).findings(seen)
@@ -258,7 +268,8 @@ class _FunctionCheck:
         flow = self.flow
         # name a variable that grows with the grid (`c_col`), not a thread-in-block index
         # (`ty`, bounded by the block) that the same index also reads
-        growing = [i for i, _ in tvars if flow.depends(i, "position") or flow.depends(i, "global")]
+        growing = [i for i, _ in tvars
+                   if flow.depends(i, DependenceKind.POSITION) or flow.depends(i, DependenceKind.GLOBAL)]
         var = node_text(growing[0] if growing else tvars[0][0]) if tvars else node_text(index)
         hint = len_hint(use, index, raw, flow)
         if end:

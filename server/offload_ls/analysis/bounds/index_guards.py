@@ -1,4 +1,4 @@
-"""How the guards above one index are read beyond whether they bound it (analysis/bounds/
+"""How the guards above one index are read beyond whether they bound it (bounds/check.py
 ``bounded``), for rules/unchecked_thread_index.py: the bound of a slice range that may pass
 the length, whether a guard still speaks of the variables at a use (no shadowing or
 reassignment between them), the comparison that bounds an index too weakly (named in the
