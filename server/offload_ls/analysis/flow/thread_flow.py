@@ -18,7 +18,7 @@ import bisect
 
 from tree_sitter import Node
 
-from offload_ls.analysis.flow.scopes import LOOPS, Binding, find_binding, loop_start
+from offload_ls.analysis.flow.scopes import LOOPS, Binding, BindingKind, find_binding, loop_start
 from offload_ls.analysis.flow.sources import DependenceKind, FlowIndex, inside_load, kind_of, source_in_load
 from offload_ls.syntax.nodes import LITERALS, MAX_DEPTH, TRANSPARENT, first_named, is_constant_name, strip
 from offload_ls.syntax.parse import node_text
@@ -194,15 +194,15 @@ class ThreadFlow:
             return self._dep_memo[key]
         self._dep_memo[key] = False  # cycle guard (`let i = i + 1;` refers to an outer i)
         result = False
-        if b.kind == "param":
+        if b.kind == BindingKind.PARAM:
             names = self._params_by_kind[global_only]
             result = b.name in names and b.node.parent is not None and b.node.parent.parent == self.fn
-        elif b.kind in ("let", "pattern") and b.node.type == "let_declaration":
+        elif b.kind in (BindingKind.LET, BindingKind.PATTERN) and b.node.type == "let_declaration":
             if b.value is not None and self.depends(b.value, global_only):
                 result = True
             elif b.mutable and any(self.depends(r, global_only) for r in self._assigned.get(b.name, [])):
                 result = True
-        elif b.kind == "loop":
+        elif b.kind == BindingKind.LOOP:
             start = loop_start(b.node, b.name)
             result = start is not None and self.depends(start, global_only)
         self._dep_memo[key] = result
@@ -249,7 +249,7 @@ class ThreadFlow:
             names.add(b.name)
             values = [b.value] if b.value is not None else []
             values += self._assigned.get(b.name, []) if b.mutable else []
-            start = loop_start(b.node, b.name) if b.kind == "loop" else None
+            start = loop_start(b.node, b.name) if b.kind == BindingKind.LOOP else None
             values += [start] if start is not None else []
             for v in values:
                 todo.extend(bb for _, bb in self.thread_vars(v))
@@ -308,7 +308,7 @@ class ThreadFlow:
             b = self.binding(value)
             if b is None:
                 return False
-            if b.kind == "param":
+            if b.kind == BindingKind.PARAM:
                 # only through `&T`: a by-value parameter may be a builtin position an ecosystem
                 # passes (krnl `#[builtin] global_id: UVec3`), and `&mut T` fields other threads write
                 return self._shared_ref_param(value)
@@ -322,7 +322,7 @@ class ThreadFlow:
         if operand.type != "identifier" or not self.uniform_params:
             return False
         b = self.binding(operand)
-        if b is None or b.kind != "param" or b.name in self._params_by_kind[_ALL]:
+        if b is None or b.kind != BindingKind.PARAM or b.name in self._params_by_kind[_ALL]:
             return False
         param = b.node
         if param.parent is None or param.parent.parent != self.fn:
@@ -337,10 +337,10 @@ class ThreadFlow:
             return self._uni_memo[key]
         self._uni_memo[key] = False  # cycle guard
         result = False
-        if b.kind == "let" and b.value is not None:
+        if b.kind == BindingKind.LET and b.value is not None:
             reassigned = b.mutable and b.name in self._assigned
             result = not reassigned and self.uniform(b.value)
-        elif b.kind == "param":
+        elif b.kind == BindingKind.PARAM:
             own = b.node.parent is not None and b.node.parent.parent == self.fn
             result = self.uniform_params and own and b.name not in self._params_by_kind[_ALL]
         self._uni_memo[key] = result

@@ -43,6 +43,7 @@ from offload_ls.analysis.bounds.index_guards import (
 )
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.flow.scopes import BindingKind
 from offload_ls.analysis.flow.sources import DependenceKind
 from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.index_uses import (
@@ -178,15 +179,15 @@ class _FunctionCheck:
         """The value an immutable ``let`` binds ``ident`` to, or the one that reaches it."""
         flow = self.flow
         b = flow.binding(ident)
-        if b is not None and b.kind == "let" and not b.mutable and b.value is not None:
+        if b is not None and b.kind == BindingKind.LET and not b.mutable and b.value is not None:
             return b.value
-        if b is not None and b.kind == "let":
+        if b is not None and b.kind == BindingKind.LET:
             return flow.reaching_value(ident, b)  # `iy = max(0, min(iy, h - 1));` before the use
         return None
 
     def sums(self, ident: Node) -> list[Node] | None:
         b = self.flow.binding(ident)
-        return self.flow.straight_sum(ident, b) if b is not None and b.kind == "let" else None
+        return self.flow.straight_sum(ident, b) if b is not None and b.kind == BindingKind.LET else None
 
     def definitions(self, ident: Node) -> list[Node] | None:
         """Every value identifier ``ident`` may hold: its ``let``'s, or for a ``mut`` one
@@ -200,7 +201,7 @@ class _FunctionCheck:
         reaching = flow.reaching_value(ident, b)  # `stop = min(stop, n);` after `let (start, mut stop)`
         if reaching is not None:
             return [reaching]
-        if b.kind != "let" or b.value is None:
+        if b.kind != BindingKind.LET or b.value is None:
             return None
         if not b.mutable:
             return [b.value]

@@ -17,6 +17,7 @@ from tree_sitter import Node
 
 from offload_ls.analysis.bounds import guards_at
 from offload_ls.analysis.ecosystems import profiles
+from offload_ls.analysis.flow.scopes import BindingKind
 from offload_ls.analysis.flow.sources import DependenceKind, FlowIndex, index_names
 from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.syntax.nodes import identifiers, method_name, strip
@@ -183,6 +184,6 @@ def _reduced(arg: Node, flow: ThreadFlow, depth: int = 0) -> bool:
         return last is not None and node_text(last) in ("min", "clamp")
     if e.type == "identifier" and depth < 4:
         b = flow.binding(e)
-        if b is not None and b.kind == "let" and b.value is not None:
+        if b is not None and b.kind == BindingKind.LET and b.value is not None:
             return b.mutable or _reduced(b.value, flow, depth + 1)  # a `mut` one: not followed, not reported
     return False
