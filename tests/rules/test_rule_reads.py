@@ -218,6 +218,34 @@ def test_a_fact_other_units_read_changes():
         assert _warm(cache, text) == analyze_source(text)
 
 
+CUBE_HELPER_KERNEL = b"""use cubecl::prelude::*;
+
+#[cube(launch_unchecked)]
+fn scale<F: Float>(x: &mut Array<F>, i: u32) {
+    x[i] = x[i] * F::new(2.0);
+}
+
+#[cube(launch_unchecked)]
+fn caller<F: Float>(x: &mut Array<F>) {
+    scale::<F>(x, ABSOLUTE_POS);
+}
+"""
+
+
+def test_a_call_of_an_unlaunched_cube_kernel_changes():
+    """A CubeCL kernel nothing launches is checked as a helper of the kernels that call it
+    (unchecked_thread_index): when the call gets guarded, the kernel's unit (bytes unchanged)
+    loses its finding. The guard found this read (``helper_calls`` of a kernel), which the
+    unit's key once left out."""
+    guarded = CUBE_HELPER_KERNEL.replace(b"    scale::<F>(x, ABSOLUTE_POS);",
+                                         b"    if ABSOLUTE_POS < x.len() { scale::<F>(x, ABSOLUTE_POS); }")
+    rules = [[f.rule for f in analyze_source(t).findings] for t in (CUBE_HELPER_KERNEL, guarded)]
+    assert rules[0].count("unchecked_thread_index") > rules[1].count("unchecked_thread_index")
+    cache = AnalysisCache()
+    for text in (CUBE_HELPER_KERNEL, guarded, CUBE_HELPER_KERNEL, guarded):
+        assert _warm(cache, text) == analyze_source(text)
+
+
 def test_the_cache_test_fails_without_the_declaration(monkeypatch):
     """With the launches of a unit's kernels left out of the declarations (of every rule: a
     unit's cache key joins what all its rules read), the kernel's cached findings are reused
