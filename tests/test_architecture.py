@@ -1,5 +1,6 @@
-"""Architecture invariants (ARCHITECTURE.md): the layer order, no import cycles, and no
-protocol library below ``lsp/``.
+"""Architecture invariants (ARCHITECTURE.md): the layer order, no import cycles, no
+protocol library below ``lsp/``, and the size goals (no module over 420 lines, no function
+over 65).
 
 Every ``import`` statement of ``server/offload_ls`` counts: at module level, inside
 functions and under ``if TYPE_CHECKING:``. The order is data (:data:`LAYERS`); each check
@@ -311,3 +312,40 @@ def test_the_cli_reaches_the_server_only_to_start_it():
     seen = {(i.source, i.target) for i in package_imports()
             if i.source.startswith("offload_ls.cli") and i.target.startswith("offload_ls.lsp")}
     assert seen == {("offload_ls.cli.main", "offload_ls.lsp.server")}
+
+
+# ------------------------------------------------------------------ sizes
+
+#: The issue's size goals (~400 lines a module, ~60 a function), with a margin: over these
+#: a module or function is split by meaning.
+MAX_MODULE_LINES = 420
+MAX_FUNCTION_LINES = 65
+
+
+def oversized(path: Path) -> list[str]:
+    """The module at ``path`` if over :data:`MAX_MODULE_LINES` lines, and its functions and
+    methods (nested ones too) over :data:`MAX_FUNCTION_LINES` lines, decorators excluded."""
+    text = path.read_text(encoding="utf-8")
+    out = []
+    lines = len(text.splitlines())
+    if lines > MAX_MODULE_LINES:
+        out.append(f"{path.name}: {lines} lines")
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            length = node.end_lineno - node.lineno + 1
+            if length > MAX_FUNCTION_LINES:
+                out.append(f"{path.name}: {node.name} (line {node.lineno}) {length} lines")
+    return out
+
+
+def test_no_module_or_function_is_over_the_size_goals():
+    offenders = {str(p.relative_to(PACKAGE)): found for p in sorted(PACKAGE.rglob("*.py")) if (found := oversized(p))}
+    assert offenders == {}
+
+
+def test_the_size_check_sees_a_long_module_and_function(tmp_path):
+    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES))
+    long = tmp_path / "long.py"
+    long.write_text("def f():\n" + body + "\n" * MAX_MODULE_LINES)
+    assert oversized(long) == [f"long.py: {MAX_MODULE_LINES + MAX_FUNCTION_LINES + 1} lines",
+                               f"long.py: f (line 1) {MAX_FUNCTION_LINES + 1} lines"]

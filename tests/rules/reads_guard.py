@@ -1,32 +1,47 @@
 """Run rules one unit at a time with their ``ctx.facts`` reads recorded, as the engine runs
 them (analysis/engine.py), and map the reads to fact kinds (analysis/reads.py
 ``MEMBER_FACTS``): what tests/rules/test_rule_reads.py compares with each rule's declared
-``reads``."""
+``reads``, and with what the unit's cache key holds of each kind (analysis/dependencies.py
+``PARTS``): a read is *covered* when every kind it answers from has a part in the unit's
+key (not ``None``) and what it asks about lies inside that part (the launches of the unit's
+own kernels, not of another unit's; the unit's own index)."""
 
 from __future__ import annotations
 
 from offload_ls.analysis.context import FileContext, file_facts
-from offload_ls.analysis.dependencies import holds
-from offload_ls.analysis.reads import MEMBER_FACTS
+from offload_ls.analysis.dependencies import PARTS, UnitView, _extern_decl_names, helper_names, holds
+from offload_ls.analysis.reads import MEMBER_FACTS, Fact
 from offload_ls.analysis.units import resolve, split_units
 from offload_ls.syntax.parse import parse
 
 
 class RecordingFacts:
-    """A ``FileFacts`` stand-in that records the name of every member read through it."""
+    """A ``FileFacts`` stand-in that records the name of every member read through it, and
+    the arguments of every call of a method member."""
 
     def __init__(self, facts) -> None:
         self._facts = facts
         self.members: set[str] = set()
+        self.values: set[str] = set()  # members read as values (not called)
+        self.calls: list[tuple[str, tuple]] = []
 
     def __getattr__(self, name: str):
         self.members.add(name)
-        return getattr(self._facts, name)
+        value = getattr(self._facts, name)
+        if not callable(value):
+            self.values.add(name)
+            return value
+
+        def recorded(*args):
+            self.calls.append((name, args))
+            return value(*args)
+
+        return recorded
 
 
 def _recorded(rules, source: bytes):
-    """(rule, the facts members it read) for each rule run on each unit of ``source`` that
-    holds what the rule needs, as the engine runs it."""
+    """(rule, the recorder of its facts reads, the unit's view) for each rule run on each
+    unit of ``source`` that holds what the rule needs, as the engine runs it."""
     tree = parse(source)
     root = tree.root_node
     facts = file_facts(source, root)
@@ -41,15 +56,73 @@ def _recorded(rules, source: bytes):
             recorder = RecordingFacts(facts)
             ctx._facts = recorder  # reads from here on go through the recorder
             list(rule.check(ctx))
-            yield rule, recorder.members
+            kernels = facts.unit_kernels(i) if (s.kernels or s.items.fns) else ()
+            yield rule, recorder, UnitView(unit, s, facts, info, i, kernels)
+
+
+def _asked_kinds(member: str, args: tuple, v: UnitView):
+    """The kinds whose parts in unit ``v``'s key must be present (not ``None``) for the key to
+    hold the answer of ``member(*args)``, or ``None`` when what it asks about lies outside
+    every part of the unit (another unit's objects: a kernel that is not the unit's, a launch
+    that is neither the unit's nor of its kernels, another unit's index)."""
+    kinds = MEMBER_FACTS[member]
+    if member in ("unit_kernels", "unit_launches", "device_fns_of"):
+        # the unit's own objects: resolved with SEMANTIC where there are any
+        return frozenset() if args == (v.i,) else None
+    kernels = {k.name for k in v.kernels}
+    launched = {la.kernel for la in v.s.launches if la.kernel}
+    if member in ("all_launches_of", "single_thread"):
+        return kinds if args[0] in kernels else None
+    if member == "full_dims":
+        if args[0].kernel in kernels:
+            return kinds
+        # a launch of the unit's own: its text and the constants it names
+        return kinds - {Fact.LAUNCHED} if args[0] in v.facts.unit_launches(v.i) else None
+    if member == "kernel_params_sig":
+        return kinds if args[0] in launched else None
+    if member == "extern_types":
+        return kinds if args[0] in launched else None
+    if member == "extern_decls_named":
+        # placed (the unit's kernels' and own declarations) or the types of those of the
+        # kernels its launches name
+        return kinds if args[0] in _extern_decl_names(v) or args[0] in launched else None
+    if member == "helper_calls":
+        return kinds if args[0] in helper_names(v) else None
+    return kinds
+
+
+#: Kinds whose part is absent from a unit's key when the answer the unit reads is empty or
+#: follows from the unit's own text (no ``extern`` declaration, no helper call, no called
+#: index helper, no module-level ``static mut`` the unit names, no CubeCL launch mode in the
+#: unit): a read of them where the part is absent is covered. The other kinds' parts are
+#: absent only where the unit holds nothing they matter to (no kernel, launch, device
+#: function, cast): a read of them there is outside the key.
+_ABSENT_IS_EMPTY = frozenset({Fact.EXTERNS, Fact.HELPER_CALLS, Fact.INDEX_HELPERS, Fact.STATICS, Fact.CUBECL})
+
+
+def _uncovered(recorder: RecordingFacts, v: UnitView) -> set[str]:
+    """The reads of ``recorder`` that the key of unit ``v`` does not cover."""
+    asked = [(m, (), MEMBER_FACTS[m]) for m in recorder.values if m in MEMBER_FACTS]
+    asked += [(m, args, _asked_kinds(m, args, v)) for m, args in recorder.calls if m in MEMBER_FACTS]
+    out = set()
+    for member, args, kinds in asked:
+        if kinds is None or any(PARTS[k].value(v) is None for k in kinds - _ABSENT_IS_EMPTY):
+            shown = ", ".join(getattr(a, "kernel", None) or repr(a) for a in args)
+            out.add(f"{member}({shown}) outside unit {v.i}'s key" if args or kinds is None
+                    else f"{member} outside unit {v.i}'s key")
+    return out
 
 
 def undeclared_reads(rules, source: bytes) -> dict[str, set[str]]:
     """Rule name -> members of ``FileFacts`` it read in some unit of ``source`` whose fact
-    kinds it does not declare (or that no kind answers for: unknown members)."""
+    kinds it does not declare (or that no kind answers for: unknown members), and reads the
+    unit's cache key does not cover (``"member(args) outside unit i's key"``: a kind whose
+    part the unit's key lacks, or an argument outside the part)."""
     out: dict[str, set[str]] = {}
-    for rule, members in _recorded(rules, source):
+    for rule, recorder, view in _recorded(rules, source):
+        members = recorder.members
         bad = {m for m in members if m not in MEMBER_FACTS or not MEMBER_FACTS[m] <= rule.reads}
+        bad |= _uncovered(recorder, view)
         if bad:
             out.setdefault(rule.name, set()).update(bad)
     return out
@@ -58,8 +131,8 @@ def undeclared_reads(rules, source: bytes) -> dict[str, set[str]]:
 def kinds_read(rules, source: bytes) -> dict[str, set]:
     """Rule name -> the fact kinds it read in ``source`` (for writing declarations)."""
     out: dict[str, set] = {}
-    for rule, members in _recorded(rules, source):
-        for m in members:
+    for rule, recorder, _ in _recorded(rules, source):
+        for m in recorder.members:
             out.setdefault(rule.name, set()).update(MEMBER_FACTS.get(m, {f"?{m}"}))
     return out
 

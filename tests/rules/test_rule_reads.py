@@ -1,8 +1,10 @@
 """Rules declare what they read (analysis/reads.py), and the declarations are complete:
 
 - every read of ``ctx.facts`` a rule makes on the corpus and the examples is of a kind it
-  declares (the guard: a recording ``FileFacts`` stand-in, tests/rules/reads_guard.py), and
-  the guard does catch an undeclared read;
+  declares, and lies inside what the unit's cache key holds of that kind (the guard: a
+  recording ``FileFacts`` stand-in, tests/rules/reads_guard.py, that records the arguments
+  of each call too: the launches of the unit's own kernels, not of another unit's); the
+  guard does catch an undeclared read and a read outside the key;
 - no rule reads other units' text past the facts: each rule's findings on each unit are the
   same when every other unit's bytes are blanked in the text and tree it walks, the facts
   kept (reads_guard.outside_reads; it catches a walk of ``ctx.root`` out of the unit);
@@ -25,6 +27,7 @@ from reads_guard import outside_reads, undeclared_reads
 from offload_ls.analysis.cache import AnalysisCache
 from offload_ls.analysis.engine import analyze_source, analyze_tree
 from offload_ls.analysis.facts import FileFacts
+from offload_ls.analysis.model import Finding, Level
 from offload_ls.analysis.reads import MEMBER_FACTS, Fact, Holds
 from offload_ls.analysis.rules import all_rules
 from offload_ls.analysis.units import split_units
@@ -100,6 +103,58 @@ def test_the_guard_catches_an_undeclared_read():
         "unindexed_kernel_write": {"_all_launches"}}
 
 
+HELPER_OF_A_LAUNCHED_KERNEL = b"""
+fn launch(y: &mut [f32]) {
+    core::offload::offload! { kernel = k, workgroup_dim = [1, 1, 1], thread_dim = [32, 1, 1], args = (&mut y) };
+}
+#[rustc_offload_kernel]
+fn k(y: &mut [f32]) { helper(y); }
+fn helper(y: &mut [f32]) { y[0] = 1.0; }
+"""
+
+
+def test_the_guard_catches_a_read_outside_the_units_key():
+    """A rule declaring the launches it reads, which in a helper's unit reads the launches of
+    the kernel that calls it (another unit's: the helper's key holds no launches, so the
+    cached findings stay after the launch changed): the guard reports the calls; the same
+    read from the kernel's own unit is not reported."""
+    rule = all_rules()["unindexed_kernel_write"]
+    reads = frozenset({Fact.SEMANTIC, Fact.LAUNCHED, Fact.DEVICE_CODE})
+
+    def from_the_helper(ctx):
+        for dfn in ctx.device_fns:
+            if dfn.kernel is None:
+                for la in ctx.facts.all_launches_of("k"):
+                    ctx.facts.full_dims(la)
+        return ()
+
+    def from_the_kernel(ctx):
+        for k in ctx.kernels:
+            for la in ctx.facts.all_launches_of(k.name):
+                ctx.facts.full_dims(la)
+        return ()
+
+    probe = replace(rule, check=from_the_helper, needs=Holds.DEVICE_FNS, reads=reads)
+    assert undeclared_reads([probe], HELPER_OF_A_LAUNCHED_KERNEL) == {"unindexed_kernel_write": {
+        "all_launches_of('k') outside unit 2's key", "full_dims(k) outside unit 2's key"}}
+    own = replace(rule, check=from_the_kernel, needs=Holds.KERNELS, reads=reads)
+    assert undeclared_reads([own], HELPER_OF_A_LAUNCHED_KERNEL) == {}
+    # what the guard prevents: the helper's cached findings outlive the launch
+    cache = AnalysisCache()
+    one = HELPER_OF_A_LAUNCHED_KERNEL.replace(b"thread_dim = [32, 1, 1]", b"thread_dim = [1, 1, 1]")
+
+    def reports(ctx):
+        for dfn in ctx.device_fns:
+            if dfn.kernel is None and any(ctx.facts.full_dims(la)[1] != (1, 1, 1)
+                                          for la in ctx.facts.all_launches_of("k")):
+                yield Finding(rule=rule.name, span=dfn.body_span, message="many threads", level=Level.WARN)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setitem(all_rules(), rule.name, replace(probe, check=reports))
+        results = [(_warm(cache, text), analyze_source(text)) for text in (one, HELPER_OF_A_LAUNCHED_KERNEL)]
+    assert any(warm != cold for warm, cold in results)
+
+
 def test_rules_declare_needs_and_reads_typed():
     for rule in all_rules().values():
         assert isinstance(rule.needs, Holds) and rule.needs, rule.name
@@ -160,6 +215,34 @@ def test_a_fact_other_units_read_changes():
     versions = _launch_edits(KERNEL_WITH_ONE_THREAD)
     assert [f.rule for f in analyze_source(versions[1]).findings] == ["unindexed_kernel_write"]
     for text in versions:
+        assert _warm(cache, text) == analyze_source(text)
+
+
+CUBE_HELPER_KERNEL = b"""use cubecl::prelude::*;
+
+#[cube(launch_unchecked)]
+fn scale<F: Float>(x: &mut Array<F>, i: u32) {
+    x[i] = x[i] * F::new(2.0);
+}
+
+#[cube(launch_unchecked)]
+fn caller<F: Float>(x: &mut Array<F>) {
+    scale::<F>(x, ABSOLUTE_POS);
+}
+"""
+
+
+def test_a_call_of_an_unlaunched_cube_kernel_changes():
+    """A CubeCL kernel nothing launches is checked as a helper of the kernels that call it
+    (unchecked_thread_index): when the call gets guarded, the kernel's unit (bytes unchanged)
+    loses its finding. The guard found this read (``helper_calls`` of a kernel), which the
+    unit's key once left out."""
+    guarded = CUBE_HELPER_KERNEL.replace(b"    scale::<F>(x, ABSOLUTE_POS);",
+                                         b"    if ABSOLUTE_POS < x.len() { scale::<F>(x, ABSOLUTE_POS); }")
+    rules = [[f.rule for f in analyze_source(t).findings] for t in (CUBE_HELPER_KERNEL, guarded)]
+    assert rules[0].count("unchecked_thread_index") > rules[1].count("unchecked_thread_index")
+    cache = AnalysisCache()
+    for text in (CUBE_HELPER_KERNEL, guarded, CUBE_HELPER_KERNEL, guarded):
         assert _warm(cache, text) == analyze_source(text)
 
 

@@ -14,7 +14,7 @@ from typing import Literal
 from tree_sitter import Node
 
 from offload_ls.analysis.ecosystems import union
-from offload_ls.analysis.flow.scopes import find_binding
+from offload_ls.analysis.flow.scopes import BindingKind, find_binding
 from offload_ls.syntax.nodes import MAX_DEPTH, named, strip
 from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
 
@@ -152,7 +152,7 @@ def _identifier(e: Node, at: Node, depth: int, nest: int, lets) -> PlaceUse | No
     name = node_text(e)
     binding = find_binding(name, at, lets)
     if binding is not None and depth < 4:
-        if binding.kind == "let" and binding.value is not None:
+        if binding.kind == BindingKind.LET and binding.value is not None:
             resolved = classify(binding.value, binding.value, depth + 1, nest + 1, lets)
             if resolved is not None and resolved.mode != "unknown":
                 return PlaceUse(resolved.place, resolved.mode)

@@ -19,7 +19,7 @@ from functools import cached_property
 
 from offload_ls.analysis.facts import FileFacts
 from offload_ls.analysis.facts.device import DeviceInfo
-from offload_ls.analysis.model import Kernel
+from offload_ls.analysis.model import Ecosystem, Kernel
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.units import Unit, UnitSummary
 
@@ -155,9 +155,16 @@ def _last_launch(v: UnitView):
     return max(-1, min(v.facts.last_launch_end - start, v.unit.end - start + 1))
 
 
+def helper_names(v: UnitView) -> list[str]:
+    """The unit's functions checked as helpers: its device functions that are no kernel, and
+    its CubeCL kernels (one that nothing launches is a cube function other kernels call)."""
+    return [name for _, name, _, ki in v.info if ki < 0] + \
+        [k.name for k in v.kernels if k.ecosystem is Ecosystem.CUBECL]
+
+
 def _helper_calls(v: UnitView):
     # what every call of the unit's helpers passes them (texts: no positions)
-    helpers = tuple((name, v.facts.helper_calls(name)) for _, name, _, ki in v.info if ki < 0)
+    helpers = tuple((name, v.facts.helper_calls(name)) for name in helper_names(v))
     return helpers if any(calls for _, calls in helpers) else None
 
 

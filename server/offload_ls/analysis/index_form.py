@@ -22,6 +22,7 @@ from offload_ls.analysis.bounds.expressions import strip
 from offload_ls.analysis.bounds.poly import add, mul, sub
 from offload_ls.analysis.consts import int_literal
 from offload_ls.analysis.ecosystems import Index, Profile, profiles
+from offload_ls.analysis.flow.scopes import BindingKind
 from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.syntax.parse import node_text
 
@@ -124,12 +125,12 @@ class IndexForms:
         form, else ``(False, None)`` (the name is read as a constant or a name)."""
         name = node_text(node)
         b = self.flow.binding(node)
-        if b is not None and b.kind == "param" and name in self.param_index:
+        if b is not None and b.kind == BindingKind.PARAM and name in self.param_index:
             pix = self.param_index[name]
             return True, ({(atom(pix),): 1} if pix.dim != "*" else None)
-        if b is not None and b.kind == "let" and b.value is not None and not b.mutable:
+        if b is not None and b.kind == BindingKind.LET and b.value is not None and not b.mutable:
             return True, self.of(b.value, depth + 1)
-        if b is not None and b.kind == "let" and b.mutable:
+        if b is not None and b.kind == BindingKind.LET and b.mutable:
             return self._mutable_let(node, b, depth)
         return False, None
 
@@ -181,10 +182,10 @@ class IndexForms:
             b = self.flow.binding(node)
             if b is None:
                 return None
-            if b.kind == "param":
+            if b.kind == BindingKind.PARAM:
                 pix = self.param_index.get(node_text(node))
                 return pix if pix is not None and pix.dim == "*" else None
-            if b.kind == "let" and b.value is not None and not b.mutable:
+            if b.kind == BindingKind.LET and b.value is not None and not b.mutable:
                 return self.vector(strip(b.value), depth + 1)
         return None
 

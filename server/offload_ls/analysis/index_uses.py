@@ -11,10 +11,14 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from offload_ls.analysis.bounds import DIVISION_METHODS
+from offload_ls.analysis.flow.scopes import BindingKind
+from offload_ls.analysis.flow.sources import DependenceKind
 from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.static_muts import StaticMuts
 from offload_ls.syntax.nodes import method_name, named, strip
 from offload_ls.syntax.parse import identifier_nodes, node_text, parse_type
+
+_GLOBAL, _LOCAL, _POSITION = DependenceKind.GLOBAL, DependenceKind.LOCAL, DependenceKind.POSITION
 
 
 def accumulated(flow: ThreadFlow, b) -> bool:
@@ -47,7 +51,7 @@ def _quotient(flow: ThreadFlow, node: Node, depth: int = 0) -> bool:
         return method_name(node) in DIVISION_METHODS
     if node.type == "identifier":
         b = flow.binding(node)
-        return b is not None and b.kind == "let" and not b.mutable and b.value is not None \
+        return b is not None and b.kind == BindingKind.LET and not b.mutable and b.value is not None \
             and _quotient(flow, b.value, depth + 1)
     return False
 
@@ -61,7 +65,7 @@ def built_up(flow: ThreadFlow, bindings: list, depth: int = 0) -> bool:
     for b in bindings:
         if accumulated(flow, b):
             return True
-        if b.kind == "let" and b.value is not None and not b.mutable and \
+        if b.kind == BindingKind.LET and b.value is not None and not b.mutable and \
                 built_up(flow, [bb for _, bb in flow.thread_vars(b.value)], depth + 1):
             return True
     return False
@@ -133,7 +137,7 @@ def _pointer_receiver(flow: ThreadFlow, call: Node) -> bool:
             return False
         if b.type is not None:
             return b.type.type == "pointer_type"
-        recv = strip(b.value) if b.value is not None and b.kind == "let" else None
+        recv = strip(b.value) if b.value is not None and b.kind == BindingKind.LET else None
     return False
 
 
@@ -160,14 +164,14 @@ def launch_position(flow: ThreadFlow, index: Node) -> bool:
     combined with a thread index (``block_idx * block_dim + thread_idx``)? An index from
     the block index alone (one block per row) or the thread index alone (bounded by the
     block size) does not grow with a rounded-up grid."""
-    if flow.depends(index, "position"):
+    if flow.depends(index, _POSITION):
         return True
-    return flow.depends(index, "global") and flow.depends(index, "local")
+    return flow.depends(index, _GLOBAL) and flow.depends(index, _LOCAL)
 
 
 def block_only(flow: ThreadFlow, node: Node) -> bool:
     """``node`` depends on the block index and on nothing else of the thread's position."""
-    return flow.depends(node, "global") and not flow.depends(node, "local") and not flow.depends(node, "position")
+    return flow.depends(node, _GLOBAL) and not flow.depends(node, _LOCAL) and not flow.depends(node, _POSITION)
 
 
 def buffer_base(use: Node) -> Node | None:
@@ -226,9 +230,9 @@ def indexes_block_memory(use: Node, flow: ThreadFlow, statics: StaticMuts, profi
             if name in scope and scope[name] in statics.shared_decls:
                 return True
         return name in statics.shared
-    if binding.kind in ("let", "pattern"):
+    if binding.kind in (BindingKind.LET, BindingKind.PATTERN):
         return _local_buffer(binding, profile)
-    if binding.kind == "param":  # parameter attributes are the `attribute_item`s before it
+    if binding.kind == BindingKind.PARAM:  # parameter attributes are the `attribute_item`s before it
         prev = binding.node.prev_named_sibling
         if prev is None or prev.type != "attribute_item":
             return False

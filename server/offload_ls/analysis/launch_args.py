@@ -9,11 +9,13 @@ syntax; no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from tree_sitter import Node
 
 from offload_ls.analysis.ecosystems import Profile
 from offload_ls.analysis.flow.scopes import BindingKind, find_binding
+from offload_ls.analysis.model import ParamKind
 from offload_ls.analysis.transfer import SCALAR_BYTES, type_shape
 from offload_ls.syntax.nodes import named, strip
 from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, parse, snippet_call
@@ -21,23 +23,29 @@ from offload_ls.syntax.parse import SNIPPET_PREFIX, SNIPPET_SUFFIX, node_text, p
 _FLOAT_SUFFIXES = ("f16", "f32", "f64", "f128")
 _INT_SUFFIXES = ("usize", "isize", "u128", "i128", "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8")
 
+#: What a launch argument is by its syntax (:attr:`ArgInfo.kind`): a value, a krnl slice,
+#: or a type's :data:`~offload_ls.analysis.model.ParamKind` (a reference or raw pointer; a
+#: cast's target type).
+ArgKind = ParamKind | Literal["value", "slice", "slice_mut"]
+
 
 @dataclass(frozen=True)
 class ArgInfo:
     """What the syntax says of one launch argument.
 
     Attributes:
-        kind: ``"ref"`` (``&x``), ``"mut_ref"`` (``&mut x``), ``"value"`` (a literal or a
-            scalar), ``"const_ptr"`` / ``"mut_ptr"`` (a raw pointer by its declared or cast
-            type), ``"slice"`` / ``"slice_mut"`` (krnl ``x.as_slice()`` /
-            ``x.as_slice_mut()``, ``Slice<T>`` / ``SliceMut<T>`` values), or ``None``.
+        kind: (:data:`ArgKind`) ``"ref"`` (``&x``), ``"mut_ref"`` (``&mut x``), ``"value"``
+            (a literal or a scalar), ``"const_ptr"`` / ``"mut_ptr"`` (a raw pointer by its
+            declared or cast type; a cast to another type: that type's kind), ``"slice"`` /
+            ``"slice_mut"`` (krnl ``x.as_slice()`` / ``x.as_slice_mut()``, ``Slice<T>`` /
+            ``SliceMut<T>`` values), or ``None``.
         scalar: the primitive type of the value (through one ``&``): ``"f64"`` for
             ``0.9f64`` or a ``let a: f64``, ``"{float}"`` / ``"{integer}"`` for an
             unsuffixed literal, ``None`` when not known.
         what: how the message names it (``a literal `0.9f64```, ```b`, an `f64```).
     """
 
-    kind: str | None
+    kind: ArgKind | None
     scalar: str | None
     what: str
 
@@ -110,7 +118,7 @@ def _call_arg_info(e: Node, text: str, at: Node | None, profile: Profile | None,
 
 #: pointer methods of arrays, slices and ``Vec`` (core::slice, alloc::vec): what they return
 #: (``NonNull::as_ptr`` and ``Cell::as_ptr`` return ``*mut``: only a buffer's count)
-_BUFFER_POINTERS = {"as_ptr": "const_ptr", "as_mut_ptr": "mut_ptr"}
+_BUFFER_POINTERS: dict[str, ArgKind] = {"as_ptr": "const_ptr", "as_mut_ptr": "mut_ptr"}
 
 
 def _is_buffer(receiver: Node | None, at: Node, lets) -> bool:

@@ -156,6 +156,12 @@ class LaunchForm(enum.StrEnum):
     #: a wgpu pipeline's ``entry_point`` naming a rust-gpu shader (a name only)
     WGPU = "wgpu"
 
+    @property
+    def offload(self) -> bool:
+        """Is this std offload's form (``offload!`` or ``core::intrinsics::offload``), which
+        may name any function?"""
+        return self in (LaunchForm.OFFLOAD_MACRO, LaunchForm.OFFLOAD_CALL)
+
 
 @dataclass(frozen=True)
 class Launch:

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from tree_sitter import Node
 
-from offload_ls.analysis.model import Ecosystem, Param, Span, Transfer
+from offload_ls.analysis.model import Ecosystem, Param, ParamKind, Span, Transfer
 from offload_ls.syntax.parse import node_text, parse_type
 
 #: Size in bytes of Rust's primitive scalar types (the Rust Reference, "Primitive
@@ -67,11 +67,12 @@ def classify_param(param: Node, ecosystem: Ecosystem) -> Param:
     )
 
 
-def type_shape(type_node: Node) -> tuple[str, str | None, int | None]:
+def type_shape(type_node: Node) -> tuple[ParamKind, str | None, int | None]:
     """Classify a type node: (kind, pointee text, scalar size in bytes).
 
-    kind is one of ``ref``, ``mut_ref``, ``const_ptr``, ``mut_ptr``, ``scalar``, ``region``
-    (``core::offload::Region<'_, T, S>``), ``other``;
+    kind (:data:`~offload_ls.analysis.model.ParamKind`) is one of ``ref``, ``mut_ref``,
+    ``const_ptr``, ``mut_ptr``, ``scalar``, ``region`` (``core::offload::Region<'_, T, S>``),
+    ``other``;
     the size is set only for a reference/pointer to one primitive scalar.
     """
     t = type_node.type

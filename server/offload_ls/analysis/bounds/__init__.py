@@ -27,7 +27,9 @@ The package, by concept:
 - bounds/poly.py and bounds/polynomial.py: polynomial upper / lower bounds of expressions;
 - bounds/row_major.py: linearized row-major indexes;
 - bounds/layouts.py: records, block tiles and host ranges;
-- bounds/check.py: whether an index is bounded (:func:`bounded`).
+- bounds/check.py: whether an index is bounded (:func:`bounded`);
+- bounds/index_guards.py: the guards of an index beyond whether they bound it (a slice
+  range's bounds, a guard that still holds at a use, too weak a comparison, dispatch guards).
 """
 
 from offload_ls.analysis.bounds.check import bounded

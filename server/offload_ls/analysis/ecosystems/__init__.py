@@ -17,8 +17,16 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Literal
 
-from offload_ls.analysis.model import Ecosystem
+from offload_ls.analysis.model import Ecosystem, LaunchForm
+
+#: What a thread-index name evaluates to (:attr:`Index.kind`).
+IndexKind = Literal["tid", "bid", "bdim", "gdim", "gid", "lid", "glin", "blin"]
+
+#: A launch argument made from a host buffer (:attr:`Profile.slice_args`): read-only or
+#: written (krnl ``x.as_slice()`` / ``x.as_slice_mut()``).
+SliceKind = Literal["slice", "slice_mut"]
 
 
 @dataclass(frozen=True)
@@ -37,7 +45,7 @@ class Index:
             ``.2`` of a tuple); ``""`` for the linear kinds.
     """
 
-    kind: str
+    kind: IndexKind
     dim: str = ""
 
     @property
@@ -178,14 +186,14 @@ class Profile:
     per_thread_marker_words: frozenset[str] = frozenset()
     mutable_param_types: frozenset[str] = frozenset()
     device_fn_attrs: frozenset[str] = frozenset()
-    launch_forms: frozenset[str] = frozenset()
+    launch_forms: frozenset[LaunchForm] = frozenset()
     args_per_slice: int = 1
     arg_wrappers: frozenset[str] = frozenset()
     handle_args: frozenset[str] = frozenset()
-    slice_args: dict[str, str] = field(default_factory=dict)
-    slice_types: dict[str, str] = field(default_factory=dict)
+    slice_args: dict[str, SliceKind] = field(default_factory=dict)
+    slice_types: dict[str, SliceKind] = field(default_factory=dict)
     device_pointer_methods: frozenset[str] = frozenset()
-    launch_defaults: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
+    launch_defaults: dict[LaunchForm, tuple[tuple[int, ...], tuple[int, ...]]] = field(default_factory=dict)
     default_block: tuple[int, ...] | None = None
     checked_launch: frozenset[str] = frozenset()
     raw_indexing: bool = False
@@ -272,7 +280,7 @@ def union(attr: str) -> frozenset:
     return frozenset(out)
 
 
-def for_form(form: str) -> Profile | None:
+def for_form(form: LaunchForm) -> Profile | None:
     """The profile of the ecosystem a launch form launches (``None``: std offload's forms,
     which may name any function)."""
     for p in profiles().values():
@@ -281,4 +289,5 @@ def for_form(form: str) -> Profile | None:
     return None
 
 
-__all__ = ["Index", "Profile", "profile", "profiles", "resolve_kernel_attr", "query_vocabulary", "_xyz"]
+__all__ = ["Index", "IndexKind", "Profile", "SliceKind", "profile", "profiles", "resolve_kernel_attr",
+           "query_vocabulary", "_xyz"]

@@ -14,7 +14,7 @@ is expanded; ``terminate!()`` ends the unit; ``debug_print!`` prints on the devi
 """
 
 from offload_ls.analysis.ecosystems import Index, Profile
-from offload_ls.analysis.model import Ecosystem
+from offload_ls.analysis.model import Ecosystem, LaunchForm
 
 
 def _XYZ(kind: str, fmt: str) -> dict[str, Index]:  # noqa: N802 - names in capitals
@@ -48,7 +48,7 @@ PROFILE = Profile(
     device_fn_attrs=frozenset({"cube"}),
     default_block=(16, 16, 1),
     device_build="`#[cube]` code is expanded into CubeCL's IR",
-    launch_forms=frozenset({"cube"}),
+    launch_forms=frozenset({LaunchForm.CUBE}),
     arg_wrappers=frozenset({"ScalarArg"}),
     handle_args=frozenset({"ArrayArg", "TensorArg"}),
     source="tracel-ai/cubecl crates/cubecl-core/src/frontend/topology.rs, cubecl-macros",

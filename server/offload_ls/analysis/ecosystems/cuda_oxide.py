@@ -17,7 +17,7 @@ src/shared.rs). Printing: ``gpu_printf!`` (no ``println!`` on the device).
 """
 
 from offload_ls.analysis.ecosystems import Index, Profile, _xyz
-from offload_ls.analysis.model import Ecosystem
+from offload_ls.analysis.model import Ecosystem, LaunchForm
 
 PROFILE = Profile(
     name="cuda-oxide",
@@ -41,6 +41,6 @@ PROFILE = Profile(
     unchecked_index_methods=frozenset({"add", "offset", "get_unchecked", "get_unchecked_mut"}),
     device_fn_attrs=frozenset({"device"}),
     mutable_param_types=frozenset({"DisjointSlice"}),
-    launch_forms=frozenset({"cuda_launch!"}),
+    launch_forms=frozenset({LaunchForm.CUDA_OXIDE}),
     source="NVlabs/cuda-oxide README.md, crates/cuda-macros/README.md, crates/cuda-device/src/{thread,shared}.rs",
 )

@@ -10,7 +10,7 @@ memory; positions come from the ``kernel`` argument
 """
 
 from offload_ls.analysis.ecosystems import Index, Profile
-from offload_ls.analysis.model import Ecosystem
+from offload_ls.analysis.model import Ecosystem, LaunchForm
 
 PROFILE = Profile(
     name="krnl",
@@ -32,7 +32,7 @@ PROFILE = Profile(
     # krnl before 0.1 (krnl-core/src/kernel.rs of charles-r-earp/krnl at the 0.0.x tags)
     per_thread_marker_words=frozenset({"elementwise"}),
     mutable_param_types=frozenset({"UnsafeSlice"}),
-    launch_forms=frozenset({"krnl"}),
+    launch_forms=frozenset({LaunchForm.KRNL}),
     slice_args={"as_slice": "slice", "as_slice_mut": "slice_mut"},
     slice_types={"Slice": "slice", "SliceMut": "slice_mut", "UnsafeSlice": "slice_mut"},
     # krnl-core kernel.rs: "The index of the item, from 0 .. items()"; items is the length

@@ -15,7 +15,7 @@ give a linear position with ``Strategy::index()``.
 """
 
 from offload_ls.analysis.ecosystems import Index, Profile, _xyz
-from offload_ls.analysis.model import Ecosystem
+from offload_ls.analysis.model import Ecosystem, LaunchForm
 
 PROFILE = Profile(
     name="std-offload",
@@ -36,7 +36,7 @@ PROFILE = Profile(
     device_build="the device pass builds with `core` only (`-Zbuild-std=core`)",
     # library/core/src/offload/mod.rs (rust-lang/rust): `offload!` fills in
     # workgroup_dim = [1, 1, 1], thread_dim = [1, 1, 1], dyn_cache = 0 when absent
-    launch_defaults={"offload!": ((1, 1, 1), (1, 1, 1))},
+    launch_defaults={LaunchForm.OFFLOAD_MACRO: ((1, 1, 1), (1, 1, 1))},
     unchecked_index_methods=frozenset({"add", "offset", "wrapping_add", "wrapping_offset", "get_unchecked",
                                        "get_unchecked_mut"}),
     source="rust-lang/rust tests/ui/offload, tests/run-make/offload, library/stdarch nvptx; docs/offload-notes.md",

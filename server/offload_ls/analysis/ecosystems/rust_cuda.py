@@ -16,7 +16,7 @@ and ``sync_threads`` are safe.
 """
 
 from offload_ls.analysis.ecosystems import Index, Profile, _xyz
-from offload_ls.analysis.model import Ecosystem
+from offload_ls.analysis.model import Ecosystem, LaunchForm
 
 PROFILE = Profile(
     name="rust-cuda",
@@ -41,7 +41,7 @@ PROFILE = Profile(
     device_types=frozenset({"Vec", "Box", "String"}),
     unchecked_index_methods=frozenset({"add", "offset", "wrapping_add", "wrapping_offset", "get_unchecked",
                                        "get_unchecked_mut"}),
-    launch_forms=frozenset({"launch!"}),
+    launch_forms=frozenset({LaunchForm.RUST_CUDA}),
     args_per_slice=2,
     device_pointer_methods=frozenset({"as_device_ptr", "as_raw_ptr"}),
     source="Rust-GPU/Rust-CUDA crates/cuda_std/src/thread.rs, crates/cuda_std/src/shared.rs, examples/",

@@ -12,7 +12,7 @@ The host dispatches with wgpu / ash (``dispatch_workgroups(x, y, z)``).
 """
 
 from offload_ls.analysis.ecosystems import Index, Profile
-from offload_ls.analysis.model import Ecosystem
+from offload_ls.analysis.model import Ecosystem, LaunchForm
 
 PROFILE = Profile(
     name="rust-gpu",
@@ -32,6 +32,6 @@ PROFILE = Profile(
     # "this function will happily index outside of the bounds of the array")
     unchecked_index_methods=frozenset({"get_unchecked", "get_unchecked_mut", "index_unchecked", "index_unchecked_mut",
                                        "index", "index_mut"}),
-    launch_forms=frozenset({"wgpu"}),
+    launch_forms=frozenset({LaunchForm.WGPU}),
     source="Rust-GPU/rust-gpu crates/spirv-std/src/arch/barrier.rs, examples/shaders/compute-shader",
 )

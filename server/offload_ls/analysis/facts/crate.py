@@ -87,9 +87,9 @@ class CrateFacts:
         file or its crate names (through renames): such a function is a kernel whether or
         not it is marked (rustc's own tests launch unmarked functions)."""
         names = {la.kernel for s in self.summaries for la in s.launches
-                 if la.kernel and la.form in ("offload!", "offload()")}
+                 if la.kernel and la.form.offload}
         if self.crate is not None:
-            names |= {la.kernel for la in self.crate.launches if la.kernel and la.form in ("offload!", "offload()")}
+            names |= {la.kernel for la in self.crate.launches if la.kernel and la.form.offload}
         return frozenset(self.original_name(n) for n in names)
 
     @cached_property

@@ -21,7 +21,7 @@ from typing import Literal
 
 from tree_sitter import Node
 
-from offload_ls.analysis.ecosystems import profiles
+from offload_ls.analysis.ecosystems import IndexKind, profiles
 from offload_ls.analysis.flow.scopes import Binding, LetIndex
 from offload_ls.syntax.nodes import ParentMap, method_name
 from offload_ls.syntax.parse import node_text
@@ -30,7 +30,7 @@ from offload_ls.syntax.queries import captures, captures_many, matches
 
 class DependenceKind(enum.StrEnum):
     """Which thread positions a value may depend on (:meth:`ThreadFlow.depends`); compares
-    equal to its value (``"global"``), as the callers that pass plain strings expect."""
+    equal to its value (``"global"``) and formats as it."""
 
     #: any thread index
     ALL = "all"
@@ -43,7 +43,8 @@ class DependenceKind(enum.StrEnum):
 
 
 #: A thread-index source's kind as the ecosystem profiles write it (analysis/ecosystems
-#: ``Index.kind``): thread / block / global / local index, global / block linear index.
+#: ``Index.kind``, an ``IndexKind``): thread / block / global / local index, global / block
+#: linear index (not the dimensions ``bdim`` / ``gdim``, which differ between no threads).
 SourceKind = Literal["tid", "bid", "gid", "lid", "glin", "blin"]
 
 #: Which source kinds (analysis/ecosystems ``Index.kind``) each dependence kind follows:
@@ -67,9 +68,9 @@ def index_names() -> frozenset[str]:
 _ALL, _GLOBAL = DependenceKind.ALL, DependenceKind.GLOBAL
 
 
-def kind_of(global_only: bool | str) -> str:
-    """``global_only`` as a dependence kind: False -> "all", True -> "global", or a kind
-    (a :class:`DependenceKind` or its value)."""
+def kind_of(global_only: bool | DependenceKind) -> DependenceKind:
+    """``global_only`` as a dependence kind: False -> ``ALL``, True -> ``GLOBAL``, or the kind
+    itself."""
     if global_only is True:
         return _GLOBAL
     if global_only is False:
@@ -78,10 +79,10 @@ def kind_of(global_only: bool | str) -> str:
 
 
 @cache
-def _name_kinds() -> dict[str, frozenset[str]]:
+def _name_kinds() -> dict[str, frozenset[IndexKind]]:
     """Thread-index name (function, path function or constant) -> the kinds it has in any
     ecosystem profile."""
-    out: dict[str, set[str]] = {}
+    out: dict[str, set[IndexKind]] = {}
     for p in profiles().values():
         for table in (p.index_fns, p.index_path_fns, p.index_consts):
             for name, ix in table.items():
@@ -90,9 +91,9 @@ def _name_kinds() -> dict[str, frozenset[str]]:
 
 
 @cache
-def _param_kinds() -> dict[str, frozenset[str]]:
+def _param_kinds() -> dict[str, frozenset[IndexKind]]:
     """Parameter attribute word (rust-gpu ``global_invocation_id``) -> kinds."""
-    out: dict[str, set[str]] = {}
+    out: dict[str, set[IndexKind]] = {}
     for p in profiles().values():
         for word, ix in p.index_params.items():
             out.setdefault(word, set()).add(ix.kind)
@@ -206,7 +207,7 @@ class FlowIndex:
         self.ident_starts = [n.start_byte for n in self.idents]
         kinds = _name_kinds()
         #: dependence kind -> (start, end) of the thread-index sources of that kind
-        self.sources_by_kind: dict[str, list[tuple[int, int]]] = {k: [] for k in _KINDS}
+        self.sources_by_kind: dict[DependenceKind, list[tuple[int, int]]] = {k: [] for k in _KINDS}
         for n in caps["thread_index"].get("thread_index", []):
             nk = kinds.get(_source_name(n), frozenset())
             for k, wanted in _KINDS.items():
@@ -214,11 +215,11 @@ class FlowIndex:
                     self.sources_by_kind[k].append((n.start_byte, n.end_byte))
         if helpers:
             self._helper_sources(fn, helpers)
-        self.sources = self.sources_by_kind["all"]
-        self.global_sources = self.sources_by_kind["global"]
+        self.sources = self.sources_by_kind[_ALL]
+        self.global_sources = self.sources_by_kind[_GLOBAL]
         params = fn.child_by_field_name("parameters")
         #: dependence kind -> names of parameters that are thread-index builtins of that kind
-        self.params_by_kind: dict[str, set[str]] = {k: set() for k in _KINDS}
+        self.params_by_kind: dict[DependenceKind, set[str]] = {k: set() for k in _KINDS}
         #: parameter name -> the attribute word that makes it a thread index
         self.param_words: dict[str, str] = {}
         if params is not None and b"spirv" in (params.text or b""):  # every pattern needs #[spirv(..)]
@@ -230,8 +231,8 @@ class FlowIndex:
                     for k, wanted in _KINDS.items():
                         if nk & wanted:
                             self.params_by_kind[k].add(node_text(m["thread_index_param"][0]))
-        self.thread_params = self.params_by_kind["all"]
-        self.global_params = self.params_by_kind["global"]
+        self.thread_params = self.params_by_kind[_ALL]
+        self.global_params = self.params_by_kind[_GLOBAL]
         self.assigned: dict[str, list[Node]] = {}
         for w in self.writes:
             left, right = w.child_by_field_name("left"), w.child_by_field_name("right")

@@ -18,10 +18,13 @@ import bisect
 
 from tree_sitter import Node
 
-from offload_ls.analysis.flow.scopes import LOOPS, Binding, find_binding, loop_start
-from offload_ls.analysis.flow.sources import FlowIndex, inside_load, kind_of, source_in_load
+from offload_ls.analysis.flow.scopes import LOOPS, Binding, BindingKind, find_binding, loop_start
+from offload_ls.analysis.flow.sources import DependenceKind, FlowIndex, inside_load, kind_of, source_in_load
 from offload_ls.syntax.nodes import LITERALS, MAX_DEPTH, TRANSPARENT, first_named, is_constant_name, strip
 from offload_ls.syntax.parse import node_text
+
+# the members as module constants (an enum class's attribute lookup is slow in Python 3.11)
+_ALL, _GLOBAL = DependenceKind.ALL, DependenceKind.GLOBAL
 
 
 class ThreadFlow:
@@ -65,12 +68,12 @@ class ThreadFlow:
 
     # ----------------------------------------------------------------- dependence
 
-    def is_source(self, node: Node, global_only: bool | str = False) -> bool:
+    def is_source(self, node: Node, global_only: bool | DependenceKind = False) -> bool:
         """Does ``node`` contain a thread-index intrinsic or constant (thread_index.scm),
         not inside the brackets of a load? ``global_only``: True for one that differs
         between blocks (block index, position in the launch), or a kind of
-        :data:`_KINDS` (``"position"``: a position in the whole launch; ``"local"``: within
-        the block)."""
+        :class:`DependenceKind` (``POSITION``: a position in the whole launch; ``LOCAL``:
+        within the block)."""
         sources = self._sources_by_kind[kind_of(global_only)]
         return any(node.start_byte <= s and e <= node.end_byte and not source_in_load(node, s, self.parent)
                    for s, e in sources)
@@ -79,15 +82,15 @@ class ThreadFlow:
         """Does the function read an index that differs between blocks anywhere (a block
         index, a position in the whole launch)? A kernel that does is written for a launch
         of many blocks."""
-        return bool(self._sources_by_kind["global"] or self._params_by_kind["global"])
+        return bool(self._sources_by_kind[_GLOBAL] or self._params_by_kind[_GLOBAL])
 
     def uses_index(self) -> bool:
         """Does the function read any thread index (an intrinsic, a builtin parameter it
         uses: a declared `#[spirv(global_invocation_id)] _id` never read does not count)?
         One that does not cannot tell its threads apart."""
-        if self._sources_by_kind["all"]:
+        if self._sources_by_kind[_ALL]:
             return True
-        params = self._params_by_kind["all"]
+        params = self._params_by_kind[_ALL]
         return bool(params) and any(node_text(n) in params and (n.parent is None or n.parent.type != "parameter")
                                     for n in self._idents)
 
@@ -182,7 +185,7 @@ class ThreadFlow:
             self._binding_memo[key] = find_binding(node_text(ident), ident, self._let_index)
         return self._binding_memo[key]
 
-    def binding_depends(self, b: Binding, global_only: bool = False) -> bool:
+    def binding_depends(self, b: Binding, global_only: bool | DependenceKind = False) -> bool:
         """Is the value bound by ``b`` derived from the thread index (with ``global_only``:
         from a block index or grid position, see :meth:`is_source`)?"""
         global_only = kind_of(global_only)
@@ -191,21 +194,21 @@ class ThreadFlow:
             return self._dep_memo[key]
         self._dep_memo[key] = False  # cycle guard (`let i = i + 1;` refers to an outer i)
         result = False
-        if b.kind == "param":
+        if b.kind == BindingKind.PARAM:
             names = self._params_by_kind[global_only]
             result = b.name in names and b.node.parent is not None and b.node.parent.parent == self.fn
-        elif b.kind in ("let", "pattern") and b.node.type == "let_declaration":
+        elif b.kind in (BindingKind.LET, BindingKind.PATTERN) and b.node.type == "let_declaration":
             if b.value is not None and self.depends(b.value, global_only):
                 result = True
             elif b.mutable and any(self.depends(r, global_only) for r in self._assigned.get(b.name, [])):
                 result = True
-        elif b.kind == "loop":
+        elif b.kind == BindingKind.LOOP:
             start = loop_start(b.node, b.name)
             result = start is not None and self.depends(start, global_only)
         self._dep_memo[key] = result
         return result
 
-    def depends(self, expr: Node, global_only: bool = False) -> bool:
+    def depends(self, expr: Node, global_only: bool | DependenceKind = False) -> bool:
         """Does ``expr``'s value depend on the thread / block index (directly, or through
         variables bound in this function)? ``global_only``: see :meth:`is_source`.
         Past :data:`MAX_DEPTH` nested bindings the answer is ``False`` (not known)."""
@@ -219,7 +222,7 @@ class ThreadFlow:
         finally:
             self._depth -= 1
 
-    def thread_vars(self, expr: Node, global_only: bool = False) -> list[tuple[Node, Binding]]:
+    def thread_vars(self, expr: Node, global_only: bool | DependenceKind = False) -> list[tuple[Node, Binding]]:
         """Identifiers in ``expr`` bound to thread-derived values, with their bindings.
         ``global_only``: see :meth:`is_source`."""
         out = []
@@ -246,7 +249,7 @@ class ThreadFlow:
             names.add(b.name)
             values = [b.value] if b.value is not None else []
             values += self._assigned.get(b.name, []) if b.mutable else []
-            start = loop_start(b.node, b.name) if b.kind == "loop" else None
+            start = loop_start(b.node, b.name) if b.kind == BindingKind.LOOP else None
             values += [start] if start is not None else []
             for v in values:
                 todo.extend(bb for _, bb in self.thread_vars(v))
@@ -305,7 +308,7 @@ class ThreadFlow:
             b = self.binding(value)
             if b is None:
                 return False
-            if b.kind == "param":
+            if b.kind == BindingKind.PARAM:
                 # only through `&T`: a by-value parameter may be a builtin position an ecosystem
                 # passes (krnl `#[builtin] global_id: UVec3`), and `&mut T` fields other threads write
                 return self._shared_ref_param(value)
@@ -319,7 +322,7 @@ class ThreadFlow:
         if operand.type != "identifier" or not self.uniform_params:
             return False
         b = self.binding(operand)
-        if b is None or b.kind != "param" or b.name in self._params_by_kind["all"]:
+        if b is None or b.kind != BindingKind.PARAM or b.name in self._params_by_kind[_ALL]:
             return False
         param = b.node
         if param.parent is None or param.parent.parent != self.fn:
@@ -334,11 +337,11 @@ class ThreadFlow:
             return self._uni_memo[key]
         self._uni_memo[key] = False  # cycle guard
         result = False
-        if b.kind == "let" and b.value is not None:
+        if b.kind == BindingKind.LET and b.value is not None:
             reassigned = b.mutable and b.name in self._assigned
             result = not reassigned and self.uniform(b.value)
-        elif b.kind == "param":
+        elif b.kind == BindingKind.PARAM:
             own = b.node.parent is not None and b.node.parent.parent == self.fn
-            result = self.uniform_params and own and b.name not in self._params_by_kind["all"]
+            result = self.uniform_params and own and b.name not in self._params_by_kind[_ALL]
         self._uni_memo[key] = result
         return result

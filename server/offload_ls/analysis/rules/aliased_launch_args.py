@@ -28,7 +28,18 @@ from tree_sitter import Node
 
 from offload_ls.analysis.arg_places import PlaceUse, classify, snippet_argument
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.model import Finding, Kernel, Launch, LaunchArg, Level, Param, Related, Span, Transfer
+from offload_ls.analysis.model import (
+    Finding,
+    Kernel,
+    Launch,
+    LaunchArg,
+    LaunchForm,
+    Level,
+    Param,
+    Related,
+    Span,
+    Transfer,
+)
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.transfer import is_slice_type
@@ -47,7 +58,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
                   if launch.kernel and not ctx.facts.kernel_is_ambiguous(launch.kernel) else None)
         parsed = [_reparse(ctx, arg) for arg in launch.args]  # each argument parsed once
         yield from _aliasing(ctx, launch, kernel, parsed)
-        if launch.form != "offload()":
+        if launch.form is not LaunchForm.OFFLOAD_CALL:
             for _tree, node, base in parsed:  # casts inside macro token trees
                 if node is not None:
                     for cast, ref in _casts(node):
@@ -132,7 +143,7 @@ def message(launch: Launch, i: int, first: LaunchArg, a: PlaceUse, pa: Param | N
     else:
         why = ("the kernel gets two pointers to one buffer and writes through one of them, so what the "
                "other reads depends on the order the GPU threads run in")
-    if launch.form in ("offload!", "offload()"):
+    if launch.form.offload:
         ta, tb = _map_type(a, pa), _map_type(b, pb)
         copies = f'two "{ta}" copies' if ta == tb else f'the "{ta}" copy and the "{tb}" copy'
         outer = place_a if len(a.place) <= len(b.place) else place_b

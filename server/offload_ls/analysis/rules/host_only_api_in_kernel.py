@@ -31,6 +31,7 @@ from tree_sitter import Node
 
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.device_code import DeviceFn
+from offload_ls.analysis.flow.scopes import BindingKind
 from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.model import Finding, Level, Span
 from offload_ls.analysis.reads import Fact, Holds
@@ -224,7 +225,7 @@ def _is_float(e: Node, flow: ThreadFlow, depth: int) -> bool:
             return False
         if b.type is not None:
             return node_text(b.type).lstrip("&").strip() in _FLOATS
-        return b.kind == "let" and b.value is not None and _is_float(b.value, flow, depth + 1)
+        return b.kind == BindingKind.LET and b.value is not None and _is_float(b.value, flow, depth + 1)
     return False
 
 

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.launch_args import ArgInfo, arg_info, fits, reparse
-from offload_ls.analysis.model import Ecosystem, Finding, Kernel, Launch, Level, Param, Transfer
+from offload_ls.analysis.model import Ecosystem, Finding, Kernel, Launch, LaunchForm, Level, Param, Transfer
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.transfer import is_slice_type
@@ -36,25 +36,25 @@ from offload_ls.analysis.transfer import is_slice_type
 NAME = "launch_arg_mismatch"
 
 #: Forms whose arguments are macro token text (re-parsed) rather than tree nodes.
-_MACRO_FORMS = frozenset({"offload!", "launch!", "cuda_launch!"})
+_MACRO_FORMS = frozenset({LaunchForm.OFFLOAD_MACRO, LaunchForm.RUST_CUDA, LaunchForm.CUDA_OXIDE})
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
     for launch in ctx.launches:
-        if not launch.kernel or launch.kernel_span is None or launch.form == "wgpu":
+        if not launch.kernel or launch.kernel_span is None or launch.form is LaunchForm.WGPU:
             continue
-        if launch.form == "offload!" and not launch.has_args:
+        if launch.form is LaunchForm.OFFLOAD_MACRO and not launch.has_args:
             continue  # malformed_offload_launch reports it
         if ctx.facts.kernel_is_ambiguous(launch.kernel):
             continue  # `a::add1` or `b::add1`: which parameters to compare with is not known
         kernel = ctx.facts.kernel_anywhere(launch.kernel) or (
-            ctx.facts.function_anywhere(launch.kernel) if launch.form in ("offload!", "offload()") else None)
+            ctx.facts.function_anywhere(launch.kernel) if launch.form.offload else None)
         if kernel is None:
             continue  # unknown_launch_kernel reports it
         params = _expected(ctx, kernel, launch)
         if params is None:
             continue
-        if launch.form in ("offload!", "offload()") and _host_declared(ctx, launch.kernel):
+        if launch.form.offload and _host_declared(ctx, launch.kernel):
             # rustc 1.96: the host pass launches the `extern` declaration; a declaration that
             # disagrees with the kernel is kernel_decl_mismatch's finding, not the launch's
             decl = _host_declared(ctx, launch.kernel)
@@ -124,7 +124,7 @@ def _decl_param(p) -> Param:
 def _expected(ctx: FileContext, kernel: Kernel, launch: Launch) -> list[tuple[Param, int]] | None:
     """Each kernel parameter with the number of launch arguments it takes, in order;
     ``None`` for a launch form this rule does not check."""
-    if launch.form == "wgpu":
+    if launch.form is LaunchForm.WGPU:
         return None  # a pipeline's entry point, not a call with arguments
     prof = ctx.profile(kernel)
     shared = prof.shared_param_attrs  # block-shared memory is no launch argument (krnl #[group])
@@ -193,7 +193,7 @@ def _problem(ctx: FileContext, kernel: Kernel, launch: Launch, p: Param, info: A
         if p.kind == "mut_ref" or prof.slice_types.get(base) == "slice_mut":
             fix = next((m for m, k in prof.slice_args.items() if k == "slice_mut"), "a mutable slice")
             return f"the kernel writes it, so it takes a mutable slice (`{fix}()`)"
-    if launch.form in ("offload!", "offload()"):
+    if launch.form.offload:
         if p.kind == "mut_ref" and info.kind in ("ref", "value"):
             return "the kernel writes through it, so it takes `&mut` (the runtime copies it back)"
         if p.kind == "ref" and info.kind == "value":

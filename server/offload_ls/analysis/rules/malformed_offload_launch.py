@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from offload_ls.analysis.context import FileContext
-from offload_ls.analysis.model import Finding, Level, Span
+from offload_ls.analysis.model import Finding, LaunchForm, Level, Span
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 
@@ -32,7 +32,7 @@ _RENAMED = {"grid_dim": "workgroup_dim", "block_dim": "thread_dim"}
 
 def check(ctx: FileContext) -> Iterator[Finding]:
     for launch in ctx.launches:
-        if launch.form != "offload!" or not _is_core_macro(ctx, launch):
+        if launch.form is not LaunchForm.OFFLOAD_MACRO or not _is_core_macro(ctx, launch):
             continue
         head = Span(launch.span.start, launch.span.start + 1)
         names = [n for n, _ in launch.fields]

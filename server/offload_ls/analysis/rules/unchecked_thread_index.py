@@ -33,9 +33,18 @@ from collections.abc import Iterator
 
 from tree_sitter import Node
 
-from offload_ls.analysis.bounds import Affine, Guard, affine, bounded, canon, guards_at
+from offload_ls.analysis.bounds import bounded, guards_at
+from offload_ls.analysis.bounds.index_guards import (
+    dispatch_guards,
+    guard_holds_at,
+    range_outside,
+    record_counts,
+    weak_guard,
+)
 from offload_ls.analysis.consts import capture
 from offload_ls.analysis.context import FileContext
+from offload_ls.analysis.flow.scopes import BindingKind
+from offload_ls.analysis.flow.sources import DependenceKind
 from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.analysis.index_uses import (
     block_only,
@@ -54,10 +63,13 @@ from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 from offload_ls.analysis.static_muts import StaticMuts
 from offload_ls.analysis.std_names import THREAD_INDEX_HINTS, holds_any
-from offload_ls.syntax.nodes import identifiers, named, strip
+from offload_ls.syntax.nodes import strip
 from offload_ls.syntax.parse import node_text
 
 NAME = "unchecked_thread_index"
+
+#: The dependence kinds a helper's followed parameters join: each is a position in the launch.
+_FOLLOWED = (DependenceKind.ALL, DependenceKind.GLOBAL, DependenceKind.POSITION)
 
 
 def check(ctx: FileContext) -> Iterator[Finding]:
@@ -103,7 +115,7 @@ def _helper_findings(ctx: FileContext, dfn, fold, seen: set[tuple[int, int]]) ->
         if k.name in callers and (k.fn_start in ctx.facts.cube_checked or _one_thread_blocks(ctx, k)):
             return  # a caller whose positions cannot pass the end
     flow = ThreadFlow(fn, index=ctx.flow_index(fn))
-    flow._params_by_kind = {k: (names | set(passed) if k in ("all", "global", "position") else names)
+    flow._params_by_kind = {k: (names | set(passed) if k in _FOLLOWED else names)
                             for k, names in flow._params_by_kind.items()}
     flags, call, caller = calls[0]
     yield from _FunctionCheck(ctx, dfn, fn, fold, flow, (dfn.name, passed, call, caller)).findings(seen)
@@ -160,22 +172,22 @@ class _FunctionCheck:
         #: parameters are followed as the thread index (:func:`_helper_findings`)
         self.via = via
         self.guard_memo: dict = {}  # the guards above each node of this function (analysis/bounds/)
-        self.implicit = _dispatch_guards(self.profile, ctx.source[dfn.span.start : dfn.span.end])
-        self.holds = _guard_holds_at(self.flow)
+        self.implicit = dispatch_guards(self.profile, ctx.source[dfn.span.start : dfn.span.end])
+        self.holds = guard_holds_at(self.flow)
 
     def resolve(self, ident: Node) -> Node | None:
         """The value an immutable ``let`` binds ``ident`` to, or the one that reaches it."""
         flow = self.flow
         b = flow.binding(ident)
-        if b is not None and b.kind == "let" and not b.mutable and b.value is not None:
+        if b is not None and b.kind == BindingKind.LET and not b.mutable and b.value is not None:
             return b.value
-        if b is not None and b.kind == "let":
+        if b is not None and b.kind == BindingKind.LET:
             return flow.reaching_value(ident, b)  # `iy = max(0, min(iy, h - 1));` before the use
         return None
 
     def sums(self, ident: Node) -> list[Node] | None:
         b = self.flow.binding(ident)
-        return self.flow.straight_sum(ident, b) if b is not None and b.kind == "let" else None
+        return self.flow.straight_sum(ident, b) if b is not None and b.kind == BindingKind.LET else None
 
     def definitions(self, ident: Node) -> list[Node] | None:
         """Every value identifier ``ident`` may hold: its ``let``'s, or for a ``mut`` one
@@ -189,7 +201,7 @@ class _FunctionCheck:
         reaching = flow.reaching_value(ident, b)  # `stop = min(stop, n);` after `let (start, mut stop)`
         if reaching is not None:
             return [reaching]
-        if b.kind != "let" or b.value is None:
+        if b.kind != BindingKind.LET or b.value is None:
             return None
         if not b.mutable:
             return [b.value]
@@ -202,7 +214,7 @@ class _FunctionCheck:
 
     def findings(self, seen: set[tuple[int, int]]) -> Iterator[Finding]:
         uses = index_uses(self.flow)
-        counts = _record_counts(uses, self.fold)
+        counts = record_counts(uses, self.fold)
         for use, index, raw in uses:
             key = (index.start_byte, index.end_byte)
             if key in seen or clamped(index, self.definitions) or not self._may_pass_the_end(use, index):
@@ -249,7 +261,7 @@ class _FunctionCheck:
 
         if strip(index).type == "range_expression":
             # `x[a..b]`: a slice, in bounds when `a` and `b` are at most the length
-            failing = _range_outside(strip(index), guards, fold, use, in_bounds, self.definitions, self.resolve)
+            failing = range_outside(strip(index), guards, fold, use, in_bounds, self.definitions, self.resolve)
             return None if failing is None else (*failing, guards, length)
         return None if in_bounds(index) else (index, False, guards, length)
 
@@ -257,12 +269,13 @@ class _FunctionCheck:
         flow = self.flow
         # name a variable that grows with the grid (`c_col`), not a thread-in-block index
         # (`ty`, bounded by the block) that the same index also reads
-        growing = [i for i, _ in tvars if flow.depends(i, "position") or flow.depends(i, "global")]
+        growing = [i for i, _ in tvars
+                   if flow.depends(i, DependenceKind.POSITION) or flow.depends(i, DependenceKind.GLOBAL)]
         var = node_text(growing[0] if growing else tvars[0][0]) if tvars else node_text(index)
         hint = len_hint(use, index, raw, flow)
         if end:
             hint = hint.replace(" < ", " <= ", 1)  # a slice's end may equal the length
-        weak = _weak_guard(index, guards, self.fold, self.holds, flow)
+        weak = weak_guard(index, guards, self.fold, self.holds, flow)
         text = message(var, node_text(use), raw or self.profile.raw_indexing, hint, weak, buffer_name(use), length,
                        block=bool(tvars) and block_only(flow, tvars[0][0]))
         if self.via is not None:
@@ -270,57 +283,6 @@ class _FunctionCheck:
             text = (f"`{self._param_in(tvars)}` is a parameter of `{helper}`, and every call of `{helper}` in the "
                     f"file passes it a thread index that no check bounds (`{call}` in `{caller}`): " + text)
         return Finding(rule=NAME, span=Span(index.start_byte, index.end_byte), message=text)
-
-
-def _range_outside(rng: Node, guards, fold, use: Node, in_bounds, definitions, resolve) -> tuple[Node, bool] | None:
-    """The bound of slice range ``rng`` (``a..b``, ``a..=b``, ``a..``, ``..b``) that may pass
-    the buffer's length, with whether it is the range's end, or ``None`` when both are at most
-    the length: below it (``in_bounds``), clamped (``b = min(a + 4, x.len())``), the length
-    itself, or under a guard ``a <= x.len()`` (``if a > x.len() { return; }``)."""
-    kids = [c for c in rng.children if not c.type.endswith("comment")]
-    dots = next((i for i, c in enumerate(kids) if c.type in ("..", "..=")), None)
-    if dots is None:
-        return None
-    start = next((c for c in kids[:dots] if c.is_named), None)
-    stop = next((c for c in kids[dots + 1:] if c.is_named), None)
-    inclusive = kids[dots].type == "..="
-    keys = _length_keys(buffer_base(use), resolve)
-    for part, is_end in ((start, False), (stop, True)):
-        if part is None or clamped(part, definitions) or in_bounds(part):
-            continue
-        if not (is_end and inclusive) and _at_most_length(part, keys, guards, fold):
-            continue
-        return part, is_end
-    return None
-
-
-def _length_keys(base: Node | None, resolve) -> list[str]:
-    """Guard keys of the sliced buffer's length: ``x.len()``, and through a ``let`` alias
-    (``let data = &args.data;``) ``args.data.len()``."""
-    out: list[str] = []
-    node = strip(base) if base is not None else None
-    for _ in range(4):
-        if node is None:
-            break
-        out.append(f"{canon(node)}.len()")
-        value = resolve(node) if node.type == "identifier" else None
-        if value is None:
-            break
-        node = strip(value)
-        if node.type == "reference_expression":
-            inner = named(node)
-            node = strip(inner[-1]) if inner else None
-    return out
-
-
-def _at_most_length(node: Node, length_keys: list[str], guards, fold) -> bool:
-    """Is ``node`` the buffer's length (``x.len()``, ``length_keys``) or under a guard
-    ``node <= y.len()`` (a length, trusted as a run-time bound ``i < n`` is)?"""
-    e = affine(node, fold)
-    if e.key in length_keys and e.off <= 0:
-        return True
-    return any(not g.lower and g.expr.key == e.key and g.bound.key.endswith(".len()")
-               and g.bound.off - g.expr.off + e.off <= 1 for g in guards)
 
 
 def _one_thread_blocks(ctx: FileContext, kernel) -> bool:
@@ -333,63 +295,6 @@ def _one_thread_blocks(ctx: FileContext, kernel) -> bool:
     return all(ctx.facts.fold(d) == 1 for d in dims)
 
 
-def _dispatch_guards(profile, text: bytes) -> list[Guard]:
-    """Guards every index of a kernel is under because the runtime dispatches the index's
-    range exactly: krnl's ``kernel.item_id() < kernel.items()`` (the profile's
-    ``bounded_index_fns``), for a function whose text (``text``: UTF-8 bytes) calls one."""
-    return [Guard(Affine(f"kernel.{name}()", 0), Affine(bound, 0), False, None, None, 0)
-            for name, bound in profile.bounded_index_fns.items() if f".{name}()".encode() in text]
-
-
-def _record_counts(uses: list[tuple[Node, Node, bool]], fold) -> frozenset[tuple[str, str]]:
-    """(``"<buffer>.len()"``, variable) for every ``buffer[v]`` of the function indexed by a
-    plain variable (analysis/bounds/ ``bounded``'s ``record_counts``)."""
-    out = set()
-    for use, index, _ in uses:
-        if use.type != "index_expression":
-            continue
-        e = affine(index, fold)
-        if e.key and e.off == 0 and strip(index).type in ("identifier", "field_expression"):
-            out.add((f"{canon(named(use)[0])}.len()", e.key))
-    return frozenset(out)
-
-
-def _guard_holds_at(flow: ThreadFlow):
-    """``holds(guard, node)``: does ``guard`` speak of the variables ``node`` uses? Not
-    when a name in both is bound anew between them (``if i < n { let i = i + 100; x[i] }``)
-    or a ``mut`` variable is assigned between the guard and the node
-    (``if i < n { i += 100; x[i] }``; in ``while i < n { x[i] = ..; i += s; }`` the
-    assignment comes after the use)."""
-
-    def key(b) -> tuple | None:
-        return (b.node.start_byte, b.node.end_byte, b.name) if b is not None else None
-
-    def holds(guard, node: Node) -> bool:
-        g = guard.expr_node
-        if not guard.local or g is None:
-            return True  # re-parsed `assert!` tokens: no bindings to compare
-        in_guard = {}
-        for ident in identifiers(g):
-            in_guard.setdefault(node_text(ident), ident)
-        if not in_guard:
-            return True
-        for ident in identifiers(node):
-            name = node_text(ident)
-            gi = in_guard.get(name)
-            if gi is None or gi == ident:
-                continue
-            bn = flow.binding(ident)
-            bg = flow.binding(gi)
-            if bg is not None and bn is not None and key(bg) != key(bn):
-                return False  # shadowed between the guard and the node
-            if bn is not None and bn.mutable and any(g.end_byte <= r.start_byte < node.start_byte
-                                                     for r in flow.assignments(name)):
-                return False  # reassigned between the guard and the node
-        return True
-
-    return holds
-
-
 def _in_error(flow: ThreadFlow, node: Node, body: Node) -> bool:
     """Does ``node`` lie in an ``ERROR`` node of the tree (below ``body``)?"""
     n = node
@@ -398,37 +303,6 @@ def _in_error(flow: ThreadFlow, node: Node, body: Node) -> bool:
             return True
         n = flow.parent(n)
     return False
-
-
-def _weak_guard(index: Node, guards, fold, holds, flow: ThreadFlow) -> str | None:
-    """The source text of a comparison that bounds ``index`` from above but not enough
-    (``i < N`` for a buffer of ``M < N`` elements, ``i <= n``), else ``None``."""
-    key = affine(index, fold).key
-    found = _comparisons(guards, lambda g: g.expr.key == key, index, holds, flow)
-    if found:
-        return found[0]
-    # checks on the variables the index is computed from (`x >= w || y >= h`, then `y * h + x`)
-    tvars = flow.thread_vars(index)
-    names = flow.roots([b for _, b in tvars])
-    # and on the values they were bound to (`let idx = id.x as usize;` after `if id.x > n { return; }`)
-    names |= {affine(b.value, fold).key for _, b in tvars if b.value is not None}
-    found = _comparisons(guards, lambda g: g.expr.key in names, index, holds, flow)
-    return "`, `".join(found[:3]) if found else None
-
-
-def _comparisons(guards, wanted, index: Node, holds, flow: ThreadFlow) -> list[str]:
-    """Source texts of the local upper-bound comparisons among ``guards`` that ``wanted``."""
-    out: list[str] = []
-    for g in guards:
-        if g.lower or not g.local or g.expr_node is None or not wanted(g) or not holds(g, index):
-            continue
-        cond = flow.parent(g.expr_node)
-        if cond is not None and cond.type == "binary_expression":
-            op = cond.child_by_field_name("operator")
-            text = " ".join(node_text(cond).split())
-            if op is not None and op.type in ("<", "<=", ">", ">=", "==") and text not in out:
-                out.append(text)
-    return out
 
 
 def message(var: str, use: str, raw: bool, guard: str, weak: str | None = None, buffer: str | None = None,

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from offload_ls.analysis.context import FileContext
 from offload_ls.analysis.ecosystems import for_form
-from offload_ls.analysis.model import Ecosystem, Finding, Launch, Level
+from offload_ls.analysis.model import Ecosystem, Finding, Launch, LaunchForm, Level
 from offload_ls.analysis.reads import Fact, Holds
 from offload_ls.analysis.rules import Rule
 
@@ -37,7 +37,7 @@ def check(ctx: FileContext) -> Iterator[Finding]:
         name = ctx.facts.original_name(launch.kernel)
         if ctx.facts.kernel_anywhere(name) is not None:
             continue
-        offload = launch.form in ("offload!", "offload()")
+        offload = launch.form.offload
         if offload and (ctx.facts.function_anywhere(name) is not None or ctx.facts.extern_decls_named(name)):
             # an `extern` declaration is what rustc's own offload tests launch (tests/codegen-llvm/gpu_offload)
             continue
@@ -105,7 +105,7 @@ def _path_before(source: bytes, launch: Launch) -> list[str] | None:
             segs.insert(0, source[m:k].decode("utf-8", "replace"))
             i = m
             continue
-        if launch.form == "launch!" and source[j - 1:j] != b".":  # cust: `module.kernel` or a handle
+        if launch.form is LaunchForm.RUST_CUDA and source[j - 1:j] != b".":  # cust: `module.kernel` or a handle
             return None  # a function handle variable, not `module.kernel`
         break
     return segs

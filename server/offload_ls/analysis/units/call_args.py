@@ -17,7 +17,8 @@ from tree_sitter import Node
 
 from offload_ls.analysis.bounds import guards_at
 from offload_ls.analysis.ecosystems import profiles
-from offload_ls.analysis.flow.sources import FlowIndex, index_names
+from offload_ls.analysis.flow.scopes import BindingKind
+from offload_ls.analysis.flow.sources import DependenceKind, FlowIndex, index_names
 from offload_ls.analysis.flow.thread_flow import ThreadFlow
 from offload_ls.syntax.nodes import identifiers, method_name, strip
 from offload_ls.syntax.parse import node_text
@@ -108,7 +109,7 @@ def index_args(fn: Node, body: Node, callees: list[Node], generic: list[Node] = 
     flow = ThreadFlow(fn, index=ix)
     nested = [(n.start_byte, n.end_byte) for n in ix.nested_fns]
     # names that may hold a thread index: `let`s, builtin parameters (and `for` variables)
-    bound = None if b"for " in text else set(ix.let_index._by_name) | ix.params_by_kind["all"]
+    bound = None if b"for " in text else set(ix.let_index._by_name) | ix.params_by_kind[DependenceKind.ALL]
     memo: dict = {}
     out = []
     for name, call, args in calls:
@@ -136,7 +137,8 @@ def _unguarded(arg: Node, call: Node, body: Node, flow: ThreadFlow, memo: dict) 
     guards = guards_at(call, body, lambda n: None, _exits(), None, memo, flow.parent)
     if guards and _mentioned(guards, direct):
         return False  # `if i < n { work(i) }`: the cheap answer first
-    if not (flow.depends(arg, "position") or (flow.depends(arg, "global") and flow.depends(arg, "local"))):
+    position = flow.depends(arg, DependenceKind.POSITION)
+    if not (position or flow.depends(arg, DependenceKind.GLOBAL) and flow.depends(arg, DependenceKind.LOCAL)):
         return False
     if _reduced(arg, flow):
         return False
@@ -182,6 +184,6 @@ def _reduced(arg: Node, flow: ThreadFlow, depth: int = 0) -> bool:
         return last is not None and node_text(last) in ("min", "clamp")
     if e.type == "identifier" and depth < 4:
         b = flow.binding(e)
-        if b is not None and b.kind == "let" and b.value is not None:
+        if b is not None and b.kind == BindingKind.LET and b.value is not None:
             return b.mutable or _reduced(b.value, flow, depth + 1)  # a `mut` one: not followed, not reported
     return False

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from offload_ls.analysis.model import Kernel, Launch, Span
+from offload_ls.analysis.model import Kernel, Launch, ParamKind, Span
 from offload_ls.analysis.suppress import CommentRec
 
 
@@ -98,7 +98,7 @@ class ExternParam:
     (analysis/transfer.py ``type_shape``) and the type's span."""
 
     type_text: str
-    kind: str
+    kind: ParamKind
     type_span: Span
 
 
