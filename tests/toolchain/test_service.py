@@ -121,3 +121,39 @@ def test_checks_are_delivered_before_the_transfer_plan_pass(tmp_path):
     start = asyncio.run(scenario())
     assert [names for _, names in delivered] == [["host"], ["host", "host-ir"]]
     assert delivered[0][0] - start < 1.0 <= delivered[1][0] - start  # the first did not wait for the slow pass
+
+
+def test_a_lowered_plan_keeps_its_lowering_through_the_service(tmp_path):
+    """The service runs a plan in two stages; both keep the plan's lowering, so check on
+    save refuses a failed lowering and shows its problems as the CLI's one run does
+    (toolchain/compile.py ``run_plan``), instead of compiling the generated copy."""
+    from offload_ls.toolchain.compile import run_plan
+    from offload_ls.toolchain.lower import Lowering
+    from offload_ls.toolchain.lower_checks import LoweringIssue
+    from offload_ls.toolchain.service import CompileService
+
+    src = tmp_path / "src" / "lib.rs"
+    src.parent.mkdir()
+    src.write_text("fn k() {}\n")
+    issue = LoweringIssue(file=src, start=0, end=2, level="error", message="cannot lower this launch")
+    lowering = Lowering(manifest=tmp_path / "lowered" / "Cargo.toml", root=tmp_path / "lowered",
+                        original_root=tmp_path, issues=[issue])
+    plan = _plan(tmp_path, 0.0, "from the generated copy")
+    plan.lowering = lowering
+
+    cli = asyncio.run(run_plan(plan))
+    delivered = []
+
+    async def scenario():
+        svc = CompileService(lambda m: plan, on_result=lambda m, g, r: delivered.append(r),
+                             on_error=lambda m, msg: delivered.append(msg), debounce_s=0)
+        await svc.request(tmp_path / "Cargo.toml")
+        for _ in range(200):
+            if delivered:
+                break
+            await asyncio.sleep(0.02)
+
+    asyncio.run(scenario())
+    assert [(d.level, d.message) for d in cli.diagnostics] == [("error", "cannot lower this launch")]
+    assert [[(d.level, d.message) for d in r.diagnostics] for r in delivered] == [
+        [("error", "cannot lower this launch")]]

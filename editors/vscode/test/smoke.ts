@@ -196,7 +196,8 @@ test("python3 -m offload_ls over stdio: diagnostics, trust, doctor, shutdown", a
       source: "offload-ls",
       message:
         "kernel `raw_pointers` takes `one: *mut f32`, a raw pointer to ONE `f32`: the offload runtime copies " +
-        "4 bytes (a single element) to the device and back, not the buffer it points into; pass `&mut [f32; N]` instead",
+        "4 bytes (a single element) to the device and back, not the buffer it points into; it is only " +
+        "dereferenced: take the value as `one: &mut f32` instead",
     },
   ]);
   // The package.json defaults, sent as the extension sends them, are valid server settings.

@@ -13,6 +13,7 @@ LSP-agnostic: the language server gives callbacks and converts results. Rules:
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -131,8 +132,10 @@ class CompileService:
                 if generation == st.generation:
                     self.on_error(manifest, str(exc))
                 return
-            first = Plan(plan.crate, plan.pipeline, [p for p in plan.passes if not p.needs_clean])
-            later = Plan(plan.crate, plan.pipeline, [p for p in plan.passes if p.needs_clean])
+            # the two stages keep everything else of the plan (its lowering: diagnostics mapped
+            # back to the user's files, a failed lowering refused), as the CLI's one run does
+            first = dataclasses.replace(plan, passes=[p for p in plan.passes if not p.needs_clean])
+            later = dataclasses.replace(plan, passes=[p for p in plan.passes if p.needs_clean])
             total = len(plan.passes)
 
             def on_pass(offset: int):
