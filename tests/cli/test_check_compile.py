@@ -100,3 +100,18 @@ def test_compile_with_every_file_skipped_says_why_nothing_compiled(cli, crates):
            "nothing compiled" in err
     assert "no Cargo.toml above" not in err
     assert out.endswith("\ntransfer plan: none (no kernel launch was compiled; see the notices above)\n")
+
+
+def test_a_crate_without_offload_code_is_not_compiled(cli, tmp_path, monkeypatch):
+    """As check on save in the editor: a crate with no offload kernel or launch is not
+    compiled (its device pass would fail on code never meant for the GPU); a warning says so."""
+    crate = tmp_path / "plain"
+    (crate / "src").mkdir(parents=True)
+    (crate / "Cargo.toml").write_text('[package]\nname = "plain"\nversion = "0.1.0"\nedition = "2021"\n')
+    (crate / "src" / "main.rs").write_text("fn main() {\n    println!(\"{}\", 1.0f32.sin());\n}\n")
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = cli("check", "--compile", "plain")
+    assert rc == 0
+    assert out == "0 errors, 0 warnings in 1 file\n"
+    assert err == (f"offload-ls: warning: --compile: {crate.resolve()}: no rustc offload kernel or launch in this "
+                   f"crate; the offload check (device pass + host pass) is skipped\n")

@@ -8,8 +8,9 @@ own kernels, not of another unit's; the unit's own index)."""
 
 from __future__ import annotations
 
+from offload_ls.analysis import shift
 from offload_ls.analysis.context import FileContext, file_facts
-from offload_ls.analysis.dependencies import PARTS, UnitView, _extern_decl_names, helper_names, holds
+from offload_ls.analysis.dependencies import PARTS, UnitView, _extern_decl_names, helper_names, holds, unit_context
 from offload_ls.analysis.reads import MEMBER_FACTS, Fact
 from offload_ls.analysis.units import resolve, split_units
 from offload_ls.syntax.parse import parse
@@ -176,4 +177,58 @@ def outside_reads(rules, source: bytes) -> list[tuple[str, int, list, list]]:
             lone = list(rule.check(FileContext(blanked, broot, facts, mine, i)))
             if whole != lone:
                 out.append((rule.name, i, whole, lone))
+    return out
+
+
+class _Analyzed:
+    """One text parsed with its facts, to run rules unit by unit as the engine does."""
+
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self.root = parse(source).root_node
+        self.facts = file_facts(source, self.root)
+        self.units = split_units(self.root, source)
+
+    def result(self, rule, index: int):
+        """(the unit's cache-key parts for ``rule``'s reads, whether they are positional, the
+        rule's findings on the unit), or ``None`` when the rule does not run on it."""
+        facts, unit = self.facts, self.units[index]
+        s = facts.summaries[index]
+        info = facts.device_info[index] if s.fns else ()
+        if rule.needs and not rule.needs & holds(s, facts, info):
+            return None
+        reads = tuple(k for k in Fact if k in rule.reads)
+        parts, positional = unit_context(unit, s, facts, info, index, reads)
+        ctx = FileContext(self.source, self.root, facts, resolve(unit, self.root), index)
+        return parts, positional, list(rule.check(ctx))
+
+
+def moved_reads(rules, source: bytes) -> list[tuple[str, int, list, list]]:
+    """(rule name, unit index, the cache's findings, a cold analysis's findings) for each rule
+    and unit of ``source`` whose findings a warm cache would get wrong when OTHER units move:
+    a blank line is inserted right before the unit (it moves, the units before it do not)
+    and right after it (the units after it move); where the unit's cache key for the rule
+    is unchanged and not positional (analysis/dependencies.py ``unit_context``), the engine
+    reuses the unit's findings moved by the unit's own offset (analysis/shift.py) — which
+    must equal the findings computed afresh. A rule that points at another unit's place
+    through a fact kind that is not positional (``kernel_anywhere(..).name_span`` under
+    ``SEMANTIC``) fails here."""
+    text = _Analyzed(source)
+    out = []
+    for i, unit in enumerate(text.units):
+        before = [(rule, text.result(rule, i)) for rule in rules]
+        before = [(rule, r) for rule, r in before if r is not None and not r[1]]
+        if not before:
+            continue  # no rule runs here, or each is recomputed whenever anything moves
+        for at, delta in ((unit.start, 1), (unit.end, 0)):
+            moved = _Analyzed(source[:at] + b"\n" + source[at:])
+            for rule, (parts, _, found) in before:
+                if any(name == rule.name and unit_index == i for name, unit_index, _, _ in out):
+                    continue  # reported once per rule and unit
+                after = moved.result(rule, i)
+                if after is None or after[0] != parts or after[1]:
+                    continue  # the key changed: the engine checks the unit again
+                cached = [shift.finding(f, delta, unit.start, unit.end) for f in found]
+                if cached != after[2]:
+                    out.append((rule.name, i, cached, after[2]))
     return out

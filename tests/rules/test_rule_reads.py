@@ -5,6 +5,9 @@
   recording ``FileFacts`` stand-in, tests/rules/reads_guard.py, that records the arguments
   of each call too: the launches of the unit's own kernels, not of another unit's); the
   guard does catch an undeclared read and a read outside the key;
+- no rule points at another unit's place through a fact kind that holds no positions: each
+  rule's findings on each unit, moved as the cache moves them, equal a fresh analysis after
+  a line is added before or after the unit (reads_guard.moved_reads);
 - no rule reads other units' text past the facts: each rule's findings on each unit are the
   same when every other unit's bytes are blanked in the text and tree it walks, the facts
   kept (reads_guard.outside_reads; it catches a walk of ``ctx.root`` out of the unit);
@@ -22,12 +25,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from reads_guard import outside_reads, undeclared_reads
+from reads_guard import moved_reads, outside_reads, undeclared_reads
 
 from offload_ls.analysis.cache import AnalysisCache
 from offload_ls.analysis.engine import analyze_source, analyze_tree
 from offload_ls.analysis.facts import FileFacts
-from offload_ls.analysis.model import Finding, Level
+from offload_ls.analysis.model import Finding, Level, Related
 from offload_ls.analysis.reads import MEMBER_FACTS, Fact, Holds
 from offload_ls.analysis.rules import all_rules
 from offload_ls.analysis.units import split_units
@@ -72,6 +75,34 @@ def test_the_guard_catches_a_walk_out_of_the_unit():
     changed = outside_reads([replace(rule, check=walks, needs=frozenset())], KERNEL_WITH_ONE_THREAD)
     assert [(name, unit) for name, unit, _, _ in changed] == [("unindexed_kernel_write", 0)]
     assert outside_reads([replace(rule, check=through_facts, needs=frozenset())], KERNEL_WITH_ONE_THREAD) == []
+
+
+@pytest.mark.parametrize("path", FILES, ids=_id)
+def test_no_rule_points_at_another_units_place_past_its_key(path):
+    changed = moved_reads(list(all_rules().values()), path.read_bytes())
+    assert [(rule, unit) for rule, unit, _, _ in changed] == []
+
+
+def test_the_guard_catches_a_place_of_another_unit_read_through_a_non_positional_fact():
+    """A rule that relates a launch to its kernel's name through ``kernel_anywhere`` (a
+    SEMANTIC read, which holds no positions) would keep a stale place in the cache once a
+    line is added between the two (a reviewer's repro): the guard reports it; the same rule
+    without the related place is not reported."""
+    rule = all_rules()["unindexed_kernel_write"]
+
+    def points_at_kernel(ctx, related=True):
+        for la in ctx.launches:
+            k = ctx.facts.kernel_anywhere(la.kernel)
+            if k is not None:
+                yield Finding(rule=rule.name, span=la.span, message="launch of k", level=Level.WARN,
+                              related=(Related(k.name_span, "the kernel"),) if related else ())
+
+    probe = replace(rule, check=points_at_kernel, needs=Holds.LAUNCHES, reads=frozenset({Fact.SEMANTIC}))
+    assert undeclared_reads([probe], KERNEL_WITH_ONE_THREAD) == {}  # the kind is declared
+    assert [(name, unit) for name, unit, _, _ in moved_reads([probe], KERNEL_WITH_ONE_THREAD)] == [
+        ("unindexed_kernel_write", 0)]
+    plain = replace(probe, check=lambda ctx: points_at_kernel(ctx, related=False))
+    assert moved_reads([plain], KERNEL_WITH_ONE_THREAD) == []
 
 
 KERNEL_WITH_ONE_THREAD = b"""

@@ -292,7 +292,8 @@ def _run(rule: Rule, ctx: FileContext):
     try:
         return tuple(rule.check(ctx))
     except Exception as exc:  # a bug in one rule must not hide the others' findings
-        log.exception("rule %s failed; its findings are missing for this file", rule.name)
+        # no log line here (analysis does no I/O): the failure, with its traceback, is data
+        # the front ends report (the CLI's notice, the server's log)
         text = str(exc)
         return RuleFailure(rule.name, f"{type(exc).__name__}: {text if len(text) <= 200 else text[:200] + '…'}",
                            traceback.format_exc())

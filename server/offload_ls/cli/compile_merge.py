@@ -21,6 +21,7 @@ from offload_ls.cli.check import CheckReport, FileReport, Notice, SourcePath
 from offload_ls.toolchain.crate import CrateError
 from offload_ls.toolchain.doctor import HOST_ONLY, run_doctor
 from offload_ls.workflow.check import (
+    CheckNotNeeded,
     CheckNotRun,
     CrateCheck,
     check_crate,
@@ -58,6 +59,9 @@ def merge_compiler_findings(result: CheckReport, report: Callable[[Notice], None
         try:
             checked = asyncio.run(check_crate(manifest, doctor, timeout_s=timeout_s, transfer_plan=transfer_plan,
                                               max_bytes=max_file_bytes))
+        except CheckNotNeeded as exc:  # no offload code in it: the editor skips it too
+            report(Notice("warning", f"--compile: {exc}"))
+            continue
         except CheckNotRun as exc:  # no toolchain: no crate can be compiled
             report(Notice("error", f"--compile: {exc}"))
             return

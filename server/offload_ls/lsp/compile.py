@@ -27,6 +27,7 @@ from offload_ls.toolchain.diagnostics import SpanRef
 from offload_ls.toolchain.plan import Plan
 from offload_ls.toolchain.service import CompileService, ProgressEvent
 from offload_ls.workflow.check import (
+    NOT_NEEDED,
     CompilerMessage,
     check_from_result,
     check_plan_for,
@@ -66,22 +67,27 @@ class CompileFeature:
         return self.server.session.manifest_for(path)
 
     def on_source_saved(self, path: Path) -> None:
-        """A ``.rs`` file was saved (or changed on disk): check its crate if allowed."""
+        """A ``.rs`` file was saved (or changed on disk): check its crate if allowed (whether
+        the crate has offload code at all is read in a worker thread)."""
         if not self.server.session.settings.checkOnSave or path.suffix != ".rs":
             return
         manifest = self.manifest_for(path)
-        if manifest is None:
+        if manifest is not None:
+            asyncio.ensure_future(self._check_if_needed(manifest))
+
+    async def _check_if_needed(self, manifest: Path) -> None:
+        session = self.server.session
+        needed = await asyncio.get_running_loop().run_in_executor(
+            None, lambda: crate_uses_offload(manifest, max_bytes=session.settings.maxFileBytes))
+        if not needed:
+            if manifest not in session.told_no_kernels:
+                session.told_no_kernels.add(manifest)
+                self.server.log(f"{manifest.parent}: {NOT_NEEDED}", types.MessageType.Info)
             return
-        if not crate_uses_offload(manifest):
-            if manifest not in self.server.session.told_no_kernels:
-                self.server.session.told_no_kernels.add(manifest)
-                self.server.log(f"{manifest.parent}: no rustc offload kernel or launch in this crate; the offload "
-                                f"check (device pass + host pass) is skipped", types.MessageType.Info)
-            return
-        self.server.session.told_no_kernels.discard(manifest)
-        if not self.server.session.trusted(manifest):
-            if manifest not in self.server.session.told_untrusted:
-                self.server.session.told_untrusted.add(manifest)
+        session.told_no_kernels.discard(manifest)
+        if not session.trusted(manifest):
+            if manifest not in session.told_untrusted:
+                session.told_untrusted.add(manifest)
                 self.server.log(f"{manifest.parent} is not a trusted workspace: offload-ls does not compile it "
                                 f"(compiling runs build scripts and proc macros). Lints still run. To allow it, "
                                 f"add the folder to the setting offload-ls.trustedWorkspaces.",
@@ -113,7 +119,7 @@ class CompileFeature:
         """The check plan of ``manifest``'s crate (workflow/check.py); runs in a worker thread."""
         session = self.server.session
         s = session.settings
-        return check_plan_for(manifest, session.toolchain.doctor(), s.compileTimeoutS, 2 * s.compileTimeoutS,
+        return check_plan_for(manifest, session.toolchain.doctor(), s.compileTimeoutS,
                               transfer_plan=s.transferPlan)
 
     def _on_progress(self, manifest: Path, event: ProgressEvent, message: str, percent: int | None) -> None:

@@ -104,6 +104,7 @@ class DocumentAnalyses:
             if failure.rule not in logged:
                 logged.add(failure.rule)
                 self._log(rule_failed_message(label, failure.message), types.MessageType.Error)
+                log.error("%s: rule %s failed:\n%s", label, failure.rule, failure.traceback)  # stderr
 
     # ------------------------------------------------------------------ reading analyses
 

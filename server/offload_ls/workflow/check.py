@@ -47,11 +47,22 @@ class CheckNotRun(Exception):
     """No check can run: no Rust toolchain with cargo (the message says what to install)."""
 
 
-def check_plan_for(manifest: Path, doctor: DoctorReport, timeout_s: float, ir_timeout_s: float,
-                   transfer_plan: bool = True) -> Plan:
+class CheckNotNeeded(CheckNotRun):
+    """The crate has no rustc offload kernel or launch (:func:`crate_uses_offload`): its
+    device pass would fail on code that was never meant for it, so nothing is compiled."""
+
+
+#: why a crate is not checked (:class:`CheckNotNeeded`), after its name
+NOT_NEEDED = "no rustc offload kernel or launch in this crate; the offload check (device pass + host pass) is skipped"
+
+#: the host-IR pass (the transfer plan) may take this many times a check pass's timeout
+IR_TIMEOUT_FACTOR = 2
+
+
+def check_plan_for(manifest: Path, doctor: DoctorReport, timeout_s: float, transfer_plan: bool = True) -> Plan:
     """The check plan of ``manifest``'s crate (upstream spelling lowered for the LLVM-tools
     pipeline where needed); ``transfer_plan`` adds the host-IR pass (never for a host-only
-    toolchain). Timeouts in seconds per pass (``ir_timeout_s`` for the IR pass).
+    toolchain). ``timeout_s``: seconds per pass (the IR pass: :data:`IR_TIMEOUT_FACTOR` times it).
 
     Raises:
         CheckNotRun: no toolchain with cargo. CrateError: ``cargo metadata`` failed.
@@ -61,7 +72,7 @@ def check_plan_for(manifest: Path, doctor: DoctorReport, timeout_s: float, ir_ti
                           + "; ".join(doctor.missing) + (f"; install: {doctor.install}" if doctor.install else ""))
     crate = load_crate(manifest, doctor.toolchain.cargo, env={"RUSTC": doctor.toolchain.rustc})
     crate, lowering = lower_for_pipeline(crate, doctor, "gpu")
-    plan = check_plan(crate, doctor, {"check": timeout_s, "ir": ir_timeout_s},
+    plan = check_plan(crate, doctor, {"check": timeout_s, "ir": IR_TIMEOUT_FACTOR * timeout_s},
                       transfer_plan=transfer_plan and doctor.pipeline != HOST_ONLY)
     plan.lowering = lowering
     return plan
@@ -283,17 +294,21 @@ async def check_crate(manifest: Path, doctor: DoctorReport, *, timeout_s: float 
                       transfer_plan: bool = True, cancel: CancelToken | None = None,
                       max_bytes: int = DEFAULT_MAX_FILE_BYTES) -> CrateCheck:
     """Run the offload check of ``manifest``'s crate (``timeout_s`` per pass, seconds;
-    ``max_bytes``: the size limit of the files its messages name).
+    ``max_bytes``: the size limit of the files it reads and its messages name).
 
     Raises:
+        CheckNotNeeded: the crate has no offload kernel or launch (nothing was compiled).
         CheckNotRun: no toolchain with cargo. CrateError: ``cargo metadata`` failed.
     """
-    plan = check_plan_for(manifest, doctor, timeout_s, timeout_s, transfer_plan)
+    if not crate_uses_offload(manifest, max_bytes=max_bytes):
+        raise CheckNotNeeded(f"{manifest.parent}: {NOT_NEEDED}")
+    plan = check_plan_for(manifest, doctor, timeout_s, transfer_plan)
     result = await run_plan(plan, cancel=cancel)
     return check_from_result(manifest, plan.crate.name, result, max_bytes)
 
 
-__all__ = ["LINT_SOURCE", "PREDICTED_BY_LINTS", "CheckNotRun", "CompilerMessage", "CrateCheck", "check_crate",
+__all__ = ["IR_TIMEOUT_FACTOR", "LINT_SOURCE", "NOT_NEEDED", "PREDICTED_BY_LINTS", "CheckNotNeeded", "CheckNotRun",
+           "CompilerMessage", "CrateCheck", "check_crate",
            "check_from_result", "check_plan_for", "crate_transfer_findings", "crate_uses_offload",
            "launch_arg_plans", "merge_findings", "package_line_span", "place_messages", "predicted",
            "transfer_findings"]
