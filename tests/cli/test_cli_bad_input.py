@@ -17,7 +17,7 @@ KERNEL = b"#[offload_kernel]\npub unsafe fn fill(out: *mut f32) {}\n"
 FILL_LINE = f"warning[raw_pointer_kernel_param]: {FILL_MSG}"
 
 
-def test_invalid_utf8_is_analysed_and_located(cli, tmp_path, monkeypatch):
+def test_invalid_utf8_is_analyzed_and_located(cli, tmp_path, monkeypatch):
     # Two invalid bytes before the parameter: each counts as one column (it decodes to one
     # U+FFFD), as does the valid two-byte `é`: 35 code points (36 bytes) precede `*mut`.
     (tmp_path / "bad.rs").write_bytes(b"#[offload_kernel]\n"

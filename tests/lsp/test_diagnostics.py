@@ -129,7 +129,7 @@ async def test_editor_text_wins_and_close_returns_to_disk_diagnostics(client, tm
     assert client.published[-1].version is None
 
 
-async def test_deeply_nested_expression_is_analysed(client, tmp_path):
+async def test_deeply_nested_expression_is_analyzed(client, tmp_path):
     depth = 20_000
     nested = "(" * depth + "1" + ")" * depth
     chain = "1.0 + " * depth + "1.0"
@@ -156,7 +156,7 @@ async def test_non_rust_documents_are_ignored(client, tmp_path):
     assert [p.uri for p in client.published] == [rs]
 
 
-async def test_default_settings_analyse_at_once_and_coalesce_edits_during_an_analysis(client, tmp_path):
+async def test_default_settings_analyze_at_once_and_coalesce_edits_during_an_analysis(client, tmp_path):
     """Default settings (no ``debounceMs``): a whole-text change of a 6,000-line document
     starts a full analysis at once; the four edits that arrive while it runs are coalesced
     into one analysis of the newest text. The superseded versions are never published."""

@@ -85,7 +85,7 @@ async def test_hover_texts_and_ranges(client, tmp_path, encoding):
     assert await hover(client, uri, 0, 3) is None  # on the attribute
 
 
-async def test_hover_follows_unanalysed_edit(client, tmp_path):
+async def test_hover_follows_unanalyzed_edit(client, tmp_path):
     """A hover right after didChange sees the new text (before the debounce fires)."""
     await initialize(client, tmp_path, encodings=["utf-16"], init_options={"debounceMs": 5000})
     uri = (tmp_path / "k.rs").as_uri()

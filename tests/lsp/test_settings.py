@@ -17,7 +17,7 @@ def severities(client, uri):
     return [d.severity for d in of_rule(client.diagnostics.get(uri, ()))]
 
 
-async def test_did_change_configuration_repulls_and_reanalyses(client, tmp_path):
+async def test_did_change_configuration_repulls_and_reanalyzes(client, tmp_path):
     await initialize(client, tmp_path, configuration={"rules": {}})
     uri = (tmp_path / "k.rs").as_uri()
     open_doc(client, uri, SRC)

@@ -210,7 +210,7 @@ def test_client_reported_events_for_hostile_paths(make_server, workspace):
     no_tracebacks(server)
 
 
-def test_deeply_nested_modules_are_analysed(make_server, workspace):
+def test_deeply_nested_modules_are_analyzed(make_server, workspace):
     """10,000 nested ``mod`` blocks (analysis/units/ raised RecursionError on them until
     098084e) are analysed: the kernel at the bottom has its finding."""
     root, src, _ = workspace

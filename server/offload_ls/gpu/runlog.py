@@ -31,6 +31,8 @@ class KernelLaunch:
     device: int
     blocks: tuple[int, ...]
     threads: tuple[int, ...]
+    #: libomptarget's execution mode as its log prints it (``Generic``, ``SPMD``,
+    #: ``Generic-SPMD``, ``BARE``): kept as text, a newer runtime may print another
     mode: str
     h2d_bytes: int = 0
     d2h_bytes: int = 0

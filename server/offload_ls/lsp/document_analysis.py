@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import Executor
 from pathlib import Path
@@ -57,6 +58,7 @@ class DocumentAnalyses:
         self._publish = publish
         self._log = log
         self._call_on_loop = call_on_loop
+        self._failures_lock = threading.Lock()
 
     # ------------------------------------------------------------------ analysing one text
 
@@ -98,13 +100,15 @@ class DocumentAnalyses:
 
     def report_failures(self, label: str, failures) -> None:
         """One log line per rule that raises on ``label``'s text, the first time it does
-        (not on every keystroke). Safe to call from worker threads."""
-        logged = self.session.failures_logged.setdefault(label, set())
-        for failure in failures:
-            if failure.rule not in logged:
-                logged.add(failure.rule)
-                self._log(rule_failed_message(label, failure.message), types.MessageType.Error)
-                log.error("%s: rule %s failed:\n%s", label, failure.rule, failure.traceback)  # stderr
+        (not on every keystroke). Safe to call from worker threads: ``session.failures_logged``
+        is the one part of the session changed off the event loop, under a lock."""
+        with self._failures_lock:
+            logged = self.session.failures_logged.setdefault(label, set())
+            new = [f for f in failures if f.rule not in logged]
+            logged.update(f.rule for f in new)
+        for failure in new:
+            self._log(rule_failed_message(label, failure.message), types.MessageType.Error)
+            log.error("%s: rule %s failed:\n%s", label, failure.rule, failure.traceback)  # stderr
 
     # ------------------------------------------------------------------ reading analyses
 

@@ -115,7 +115,8 @@ class Session:
             diagnostics can be published beside them again.
         inflight: URI -> (text version, future analysis) of each open document's worker job.
         skip_logged: URI -> why its text was last not analysed (logged once per new reason).
-        failures_logged: file label -> the rules whose failure on it was logged (once each).
+        failures_logged: file label -> the rules whose failure on it was logged (once each;
+            changed from worker threads too, under DocumentAnalyses' lock).
         toolchain: the doctor's report per toolchain settings (lsp/toolchain_state.py; set
             by the server). progress: the ``$/progress`` tokens.
         results: Cargo.toml -> the crate's newest check, build, run and profile

@@ -33,7 +33,7 @@ ProgressEvent = Literal["begin", "report", "end"]
 
 
 @dataclass
-class _CrateState:
+class _CrateSchedule:
     generation: int = 0
     delivered: int = 0
     pending: asyncio.Task | None = None
@@ -65,7 +65,7 @@ class CompileService:
         self.on_error = on_error
         self.on_progress = on_progress
         self.debounce_s = debounce_s
-        self._crates: dict[Path, _CrateState] = {}
+        self._crates: dict[Path, _CrateSchedule] = {}
         self.replay = ReplayCache()
 
     def manifests(self) -> list[Path]:
@@ -79,7 +79,7 @@ class CompileService:
     def request(self, manifest: Path) -> asyncio.Future:
         """Schedule a check of ``manifest``'s crate; returns a future resolved when a run
         covering this request has been delivered or superseded."""
-        st = self._crates.setdefault(manifest, _CrateState())
+        st = self._crates.setdefault(manifest, _CrateSchedule())
         st.generation += 1
         if st.token is not None:
             st.token.cancel()  # a newer save cancels the older compile of the same crate
@@ -104,7 +104,7 @@ class CompileService:
         tasks = [t for st in self._crates.values() for t in (st.running, st.pending) if t is not None]
         await asyncio.gather(*tasks, return_exceptions=True)
 
-    async def _start_after_debounce(self, manifest: Path, st: _CrateState, generation: int) -> None:
+    async def _start_after_debounce(self, manifest: Path, st: _CrateSchedule, generation: int) -> None:
         await asyncio.sleep(self.debounce_s)
         if st.running is not None and not st.running.done():
             await asyncio.gather(st.running, return_exceptions=True)  # killed already; wait for it
@@ -120,7 +120,7 @@ class CompileService:
             except Exception:  # noqa: BLE001 - progress must never break a compile
                 log.exception("progress callback failed")
 
-    async def _run(self, manifest: Path, st: _CrateState, generation: int, token: CancelToken) -> None:
+    async def _run(self, manifest: Path, st: _CrateSchedule, generation: int, token: CancelToken) -> None:
         """Checks first (delivered as soon as they finish), then the slower passes that
         need clean checks (the transfer plan), delivered again with their results."""
         self._progress(manifest, "begin", f"offload check of {manifest.parent.name}", 0)
@@ -163,7 +163,7 @@ class CompileService:
             self._progress(manifest, "end", "cancelled" if (result is None or result.cancelled) else
                            f"done in {result.seconds:.1f} s")
 
-    async def _deliver(self, manifest: Path, st: _CrateState, generation: int, result: CheckResult,
+    async def _deliver(self, manifest: Path, st: _CrateSchedule, generation: int, result: CheckResult,
                        final: bool) -> None:
         """Hand ``result`` to ``on_result`` (twice per run when a transfer plan follows the
         checks: the second replaces the first); resolve the waiters on the final one."""

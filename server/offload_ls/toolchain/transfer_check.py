@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from offload_ls.analysis.model import Kernel, Launch, LaunchArg, Transfer
+from offload_ls.analysis.model import Kernel, Launch, LaunchArg, ParamKind, Transfer
 from offload_ls.toolchain.transfer_plan import ArgTransfer, KernelTransfers, human_bytes
 
 
@@ -47,7 +47,7 @@ def plan_for_launch(launch: Launch, kernel: Kernel | None, transfers: KernelTran
     return out
 
 
-def _disagreement(arg: LaunchArg, t: ArgTransfer, type_text: str, kind: str, elem_bytes: int | None,
+def _disagreement(arg: LaunchArg, t: ArgTransfer, type_text: str, kind: ParamKind, elem_bytes: int | None,
                   implied: Transfer, pointee: str | None) -> str | None:
     if kind == "scalar" and not t.kernel & 0x100 and not t.value_by_reference:
         # rustc 1.96: begin map type 0x300 (LITERAL|IMPLICIT) but kernel map type 0x20

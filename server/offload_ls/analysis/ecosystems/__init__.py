@@ -59,7 +59,7 @@ class Index:
         return self.kind in ("tid", "bid", "gid", "lid", "glin", "blin")
 
 
-def _xyz(kind: str, fmt: str) -> dict[str, Index]:
+def _xyz(kind: IndexKind, fmt: str) -> dict[str, Index]:
     """``{fmt.format(d): Index(kind, d)}`` for d in x, y, z."""
     return {fmt.format(d): Index(kind, d) for d in "xyz"}
 

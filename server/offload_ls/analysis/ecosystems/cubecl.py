@@ -13,11 +13,11 @@ is expanded; ``terminate!()`` ends the unit; ``debug_print!`` prints on the devi
 (cubecl-core runtime_tests/topology.rs); ``CubeDim::default()`` is 16 x 16 x 1.
 """
 
-from offload_ls.analysis.ecosystems import Index, Profile
+from offload_ls.analysis.ecosystems import Index, IndexKind, Profile
 from offload_ls.analysis.model import Ecosystem, LaunchForm
 
 
-def _XYZ(kind: str, fmt: str) -> dict[str, Index]:  # noqa: N802 - names in capitals
+def _XYZ(kind: IndexKind, fmt: str) -> dict[str, Index]:  # noqa: N802 - names in capitals
     return {fmt.format(d.upper()): Index(kind, d) for d in "xyz"}
 
 
