@@ -317,7 +317,16 @@ def test_edit_storm_with_compiles(make_server, tmp_path, shared_target_dir):
     assert processes_matching(lambda comm, cmd: str(crate) in cmd) == []
 
     last = final_publish(server, uri, version)
-    assert lints_of(last) == expected_lints(storm.text)
+    # a lint on the range of a compiler error that stands for it is not shown (workflow/check.py
+    # ``predicted``: `.sin()` in a kernel is E0599 in the device pass)
+    from offload_ls.workflow.check import predicted
+
+    errors = [(d["range"]["start"]["line"], d["range"]["start"]["character"], d["range"]["end"]["line"],
+               d["range"]["end"]["character"]) for d in last["diagnostics"]
+              if (d.get("source") or "").startswith(COMPILER_SOURCE) and d.get("severity") == 1]
+    shown = [x for x in expected_lints(storm.text) if not predicted(x[4], "offload-ls", x[:4], errors)]
+    assert lints_of(last) == shown
+    assert len(shown) < len(expected_lints(storm.text))  # the kernel's `.sin()` lint is one of them
     expected = independent_check(crate, report, shared_target_dir)
     assert compiler_of(last) == expected
     assert any(code == "E0599" for _, code, _, _, _ in expected)  # the final text's device error

@@ -28,6 +28,7 @@ from offload_ls.toolchain.plan import Plan
 from offload_ls.toolchain.service import CompileService, ProgressEvent
 from offload_ls.workflow.check import (
     NOT_NEEDED,
+    OFFLOAD_MARKERS,
     CompilerMessage,
     check_from_result,
     check_plan_for,
@@ -72,13 +73,23 @@ class CompileFeature:
         if not self.server.session.settings.checkOnSave or path.suffix != ".rs":
             return
         manifest = self.manifest_for(path)
-        if manifest is not None:
+        if manifest is None:
+            return
+        doc = self.server.session.documents.by_path(path)
+        if doc is not None and any(m in doc.source for m in OFFLOAD_MARKERS):
+            self._check_if_allowed(manifest, True)  # the saved text itself has offload code
+        else:
             asyncio.ensure_future(self._check_if_needed(manifest))
 
     async def _check_if_needed(self, manifest: Path) -> None:
+        """Whether the crate has offload code is read from its files in a worker thread."""
         session = self.server.session
         needed = await asyncio.get_running_loop().run_in_executor(
             None, lambda: crate_uses_offload(manifest, max_bytes=session.settings.maxFileBytes))
+        self._check_if_allowed(manifest, needed)
+
+    def _check_if_allowed(self, manifest: Path, needed: bool) -> None:
+        session = self.server.session
         if not needed:
             if manifest not in session.told_no_kernels:
                 session.told_no_kernels.add(manifest)

@@ -307,8 +307,8 @@ async def check_crate(manifest: Path, doctor: DoctorReport, *, timeout_s: float 
     return check_from_result(manifest, plan.crate.name, result, max_bytes)
 
 
-__all__ = ["IR_TIMEOUT_FACTOR", "LINT_SOURCE", "NOT_NEEDED", "PREDICTED_BY_LINTS", "CheckNotNeeded", "CheckNotRun",
-           "CompilerMessage", "CrateCheck", "check_crate",
+__all__ = ["IR_TIMEOUT_FACTOR", "LINT_SOURCE", "NOT_NEEDED", "OFFLOAD_MARKERS", "PREDICTED_BY_LINTS",
+           "CheckNotNeeded", "CheckNotRun", "CompilerMessage", "CrateCheck", "check_crate",
            "check_from_result", "check_plan_for", "crate_transfer_findings", "crate_uses_offload",
            "launch_arg_plans", "merge_findings", "package_line_span", "place_messages", "predicted",
            "transfer_findings"]
