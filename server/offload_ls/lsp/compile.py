@@ -28,12 +28,12 @@ from offload_ls.toolchain.plan import Plan
 from offload_ls.toolchain.service import CompileService, ProgressEvent
 from offload_ls.workflow.check import (
     NOT_NEEDED,
-    OFFLOAD_MARKERS,
     CompilerMessage,
     check_from_result,
     check_plan_for,
     crate_transfer_findings,
     crate_uses_offload,
+    mentions_offload,
     package_line_span,
     predicted,
 )
@@ -68,15 +68,15 @@ class CompileFeature:
         return self.server.session.manifest_for(path)
 
     def on_source_saved(self, path: Path) -> None:
-        """A ``.rs`` file was saved (or changed on disk): check its crate if allowed (whether
-        the crate has offload code at all is read in a worker thread)."""
+        """A ``.rs`` file was saved (or changed on disk): check its crate if allowed. The crate
+        has offload code when the saved text has; else its files are read in a worker thread."""
         if not self.server.session.settings.checkOnSave or path.suffix != ".rs":
             return
         manifest = self.manifest_for(path)
         if manifest is None:
             return
         doc = self.server.session.documents.by_path(path)
-        if doc is not None and any(m in doc.source for m in OFFLOAD_MARKERS):
+        if doc is not None and mentions_offload(doc.source):
             self._check_if_allowed(manifest, True)  # the saved text itself has offload code
         else:
             asyncio.ensure_future(self._check_if_needed(manifest))

@@ -254,9 +254,14 @@ def crate_uses_offload(manifest: Path, max_files: int = 5000, max_bytes: int = D
         if i >= max_files:
             return True
         source = read_for_analysis(path, max_bytes).source
-        if source is not None and any(m in source for m in OFFLOAD_MARKERS):
+        if source is not None and mentions_offload(source):
             return True
     return False
+
+
+def mentions_offload(source: bytes) -> bool:
+    """Does one file's text (UTF-8 bytes) mention an offload marker (:data:`OFFLOAD_MARKERS`)?"""
+    return any(m in source for m in OFFLOAD_MARKERS)
 
 
 @dataclass
@@ -307,8 +312,8 @@ async def check_crate(manifest: Path, doctor: DoctorReport, *, timeout_s: float 
     return check_from_result(manifest, plan.crate.name, result, max_bytes)
 
 
-__all__ = ["IR_TIMEOUT_FACTOR", "LINT_SOURCE", "NOT_NEEDED", "OFFLOAD_MARKERS", "PREDICTED_BY_LINTS",
+__all__ = ["IR_TIMEOUT_FACTOR", "LINT_SOURCE", "NOT_NEEDED", "PREDICTED_BY_LINTS",
            "CheckNotNeeded", "CheckNotRun", "CompilerMessage", "CrateCheck", "check_crate",
            "check_from_result", "check_plan_for", "crate_transfer_findings", "crate_uses_offload",
-           "launch_arg_plans", "merge_findings", "package_line_span", "place_messages", "predicted",
+           "launch_arg_plans", "mentions_offload", "merge_findings", "package_line_span", "place_messages", "predicted",
            "transfer_findings"]
