@@ -40,20 +40,50 @@ class RecordingFacts:
         return recorded
 
 
+class _Analyzed:
+    """One text parsed with its facts, to run rules unit by unit as the engine does."""
+
+    def __init__(self, source: bytes) -> None:
+        self.source = source
+        self.root = parse(source).root_node
+        self.facts = file_facts(source, self.root)
+        self.units = split_units(self.root, source)
+
+    def runs(self, rule, index: int) -> bool:
+        """Does the engine run ``rule`` on the ``index``-th unit (it holds what the rule needs)?"""
+        s = self.facts.summaries[index]
+        info = self.facts.device_info[index] if s.fns else ()
+        return not rule.needs or bool(rule.needs & holds(s, self.facts, info))
+
+    def context(self, index: int) -> FileContext:
+        """The context the engine checks the ``index``-th unit in."""
+        return FileContext(self.source, self.root, self.facts, resolve(self.units[index], self.root), index)
+
+    def result(self, rule, index: int):
+        """(the unit's cache-key parts for ``rule``'s reads, whether they are positional, the
+        rule's findings on the unit), or ``None`` when the rule does not run on it."""
+        if not self.runs(rule, index):
+            return None
+        facts, unit = self.facts, self.units[index]
+        s = facts.summaries[index]
+        info = facts.device_info[index] if s.fns else ()
+        reads = tuple(k for k in Fact if k in rule.reads)
+        parts, positional = unit_context(unit, s, facts, info, index, reads)
+        return parts, positional, list(rule.check(self.context(index)))
+
+
 def _recorded(rules, source: bytes):
     """(rule, the recorder of its facts reads, the unit's view) for each rule run on each
     unit of ``source`` that holds what the rule needs, as the engine runs it."""
-    tree = parse(source)
-    root = tree.root_node
-    facts = file_facts(source, root)
-    for i, unit in enumerate(split_units(root, source)):
+    text = _Analyzed(source)
+    facts = text.facts
+    for i, unit in enumerate(text.units):
         s = facts.summaries[i]
         info = facts.device_info[i] if s.fns else ()
-        h = holds(s, facts, info)
         for rule in rules:
-            if rule.needs and not rule.needs & h:
+            if not text.runs(rule, i):
                 continue
-            ctx = FileContext(source, root, facts, resolve(unit, root), i)
+            ctx = text.context(i)
             recorder = RecordingFacts(facts)
             ctx._facts = recorder  # reads from here on go through the recorder
             list(rule.check(ctx))
@@ -154,53 +184,24 @@ def outside_reads(rules, source: bytes) -> list[tuple[str, int, list, list]]:
     file: a rule whose result depends on other units' text other than through the facts it
     declares (a walk of ``ctx.root``, of a node's parents or siblings out of the unit, a
     slice of ``ctx.source`` out of it) — which the unit's cache key would not see."""
-    tree = parse(source)
-    root = tree.root_node
-    facts = file_facts(source, root)
-    units = split_units(root, source)
+    text = _Analyzed(source)
     out = []
-    for i, unit in enumerate(units):
-        s = facts.summaries[i]
-        info = facts.device_info[i] if s.fns else ()
-        h = holds(s, facts, info)
-        wanted = [r for r in rules if not r.needs or r.needs & h]
+    for i, unit in enumerate(text.units):
+        wanted = [r for r in rules if text.runs(r, i)]
         if not wanted:
             continue
-        blanked = _blank(source, [(u.start, u.end) for j, u in enumerate(units) if j != i])
+        blanked = _blank(source, [(u.start, u.end) for j, u in enumerate(text.units) if j != i])
         broot = parse(blanked).root_node
         alone = split_units(broot, blanked)
         mine = next((u for u in alone if (u.start, u.end) == (unit.start, unit.end)), None)
         if mine is None:
             continue  # blanking changed how the unit parses (an item split across units)
         for rule in wanted:
-            whole = list(rule.check(FileContext(source, root, facts, unit, i)))
-            lone = list(rule.check(FileContext(blanked, broot, facts, mine, i)))
+            whole = list(rule.check(FileContext(source, text.root, text.facts, unit, i)))
+            lone = list(rule.check(FileContext(blanked, broot, text.facts, mine, i)))
             if whole != lone:
                 out.append((rule.name, i, whole, lone))
     return out
-
-
-class _Analyzed:
-    """One text parsed with its facts, to run rules unit by unit as the engine does."""
-
-    def __init__(self, source: bytes) -> None:
-        self.source = source
-        self.root = parse(source).root_node
-        self.facts = file_facts(source, self.root)
-        self.units = split_units(self.root, source)
-
-    def result(self, rule, index: int):
-        """(the unit's cache-key parts for ``rule``'s reads, whether they are positional, the
-        rule's findings on the unit), or ``None`` when the rule does not run on it."""
-        facts, unit = self.facts, self.units[index]
-        s = facts.summaries[index]
-        info = facts.device_info[index] if s.fns else ()
-        if rule.needs and not rule.needs & holds(s, facts, info):
-            return None
-        reads = tuple(k for k in Fact if k in rule.reads)
-        parts, positional = unit_context(unit, s, facts, info, index, reads)
-        ctx = FileContext(self.source, self.root, facts, resolve(unit, self.root), index)
-        return parts, positional, list(rule.check(ctx))
 
 
 def moved_reads(rules, source: bytes) -> list[tuple[str, int, list, list]]:
